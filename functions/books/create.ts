@@ -1,0 +1,13 @@
+import { parseBookInput } from '../../shared/books/schemas';
+import { httpHandler } from '../../shared/http/http-handler';
+import { requestUrl } from '../../shared/http/request-url';
+import { created } from '../../shared/http/responses';
+import { bookService } from './book-service';
+
+export const handler = httpHandler(
+  async (event) => {
+    const book = await bookService().create(parseBookInput(event.body));
+    return created(book, `${requestUrl(event)}/${book.id}`);
+  },
+  { jsonBody: true },
+);

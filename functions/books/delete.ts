@@ -1,0 +1,9 @@
+import { parseBookId } from '../../shared/books/schemas';
+import { httpHandler } from '../../shared/http/http-handler';
+import { noContent } from '../../shared/http/responses';
+import { bookService } from './book-service';
+
+export const handler = httpHandler(async (event) => {
+  await bookService().delete(parseBookId(event.pathParameters.id));
+  return noContent();
+});

@@ -1,0 +1,8 @@
+import { parseBookFilter } from '../../shared/books/schemas';
+import { httpHandler } from '../../shared/http/http-handler';
+import { ok } from '../../shared/http/responses';
+import { bookService } from './book-service';
+
+export const handler = httpHandler(async (event) =>
+  ok(await bookService().list(parseBookFilter(event.queryStringParameters))),
+);

@@ -1,0 +1,12 @@
+import { parseBookId, parseBookPatch } from '../../shared/books/schemas';
+import { httpHandler } from '../../shared/http/http-handler';
+import { ok } from '../../shared/http/responses';
+import { bookService } from './book-service';
+
+export const handler = httpHandler(
+  async (event) => {
+    const id = parseBookId(event.pathParameters.id);
+    return ok(await bookService().patch(id, parseBookPatch(event.body)));
+  },
+  { jsonBody: true },
+);

@@ -1,0 +1,12 @@
+import { parseBookId, parseBookInput } from '../../shared/books/schemas';
+import { httpHandler } from '../../shared/http/http-handler';
+import { ok } from '../../shared/http/responses';
+import { bookService } from './book-service';
+
+export const handler = httpHandler(
+  async (event) => {
+    const id = parseBookId(event.pathParameters.id);
+    return ok(await bookService().replace(id, parseBookInput(event.body)));
+  },
+  { jsonBody: true },
+);

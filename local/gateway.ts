@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { RouteMatch } from '../infra/routes';
+
+/** What API Gateway itself answers, without calling a function. */
+export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Headers API Gateway sets itself, whatever the client sent. */
+const GATEWAY_SET_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-for', 'x-forwarded-port']);
+
+const groupHeaders = (raw: string[]) => {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (GATEWAY_SET_HEADERS.has(name.toLowerCase())) continue;
+    const value = raw[i + 1] as string;
+    headers[name] = value; // API Gateway keeps the last value in `headers`
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  return { headers, multiValueHeaders };
+};
+
+const groupQuery = (search: URLSearchParams) => {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [name, value] of search) {
+    single[name] = value;
+    (multi[name] ??= []).push(value);
+  }
+  const any = Object.keys(single).length > 0;
+  return { single: any ? single : null, multi: any ? multi : null };
+};
+
+function forwarded(request: IncomingMessage, sourceIp: string, shape: 'single'): Record<string, string>;
+function forwarded(request: IncomingMessage, sourceIp: string, shape: 'multi'): Record<string, string[]>;
+function forwarded(request: IncomingMessage, sourceIp: string, shape: 'single' | 'multi'): Record<string, string | string[]> {
+  const values = {
+    'X-Forwarded-For': sourceIp,
+    'X-Forwarded-Port': String(request.socket.localPort ?? ''),
+    'X-Forwarded-Proto': 'http',
+  };
+  return shape === 'single' ? values : Object.fromEntries(Object.entries(values).map(([k, v]) => [k, [v]]));
+}
+
+/** The REST API proxy event API Gateway would send for this request (no stage in the local path). */
+export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, match: RouteMatch): APIGatewayProxyEvent => {
+  const { headers, multiValueHeaders } = groupHeaders(request.rawHeaders);
+  const query = groupQuery(url.searchParams);
+  const now = new Date();
+  const sourceIp = request.socket.remoteAddress ?? '127.0.0.1';
+  const hasPathParameters = Object.keys(match.pathParameters).length > 0;
+  return {
+    resource: match.route.path,
+    path: url.pathname,
+    httpMethod: match.route.method,
+    headers: { ...headers, ...forwarded(request, sourceIp, 'single') },
+    multiValueHeaders: { ...multiValueHeaders, ...forwarded(request, sourceIp, 'multi') },
+    queryStringParameters: query.single,
+    multiValueQueryStringParameters: query.multi,
+    pathParameters: hasPathParameters ? match.pathParameters : null,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: undefined,
+      protocol: `HTTP/${request.httpVersion}`,
+      httpMethod: match.route.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp,
+        user: null,
+        userAgent: request.headers['user-agent'] ?? null,
+        userArn: null,
+      },
+      domainName: request.headers.host ?? '127.0.0.1',
+      path: url.pathname,
+      stage: 'local',
+      requestId: randomUUID(),
+      requestTime: now.toUTCString(),
+      requestTimeEpoch: now.getTime(),
+      resourceId: 'local',
+      resourcePath: match.route.path,
+    },
+  };
+};
+
+/** A Lambda context good enough for middy and Powertools: ids, names and a 29 s budget like the gateway's. */
+export const lambdaContext = (functionName: string, requestId: string): Context => {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
+
+/** Writes a proxy integration result as API Gateway would. */
+export const writeResult = (response: ServerResponse, result: APIGatewayProxyResult) => {
+  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    response.setHeader(name, values.map(String));
+  }
+  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  response.statusCode = result.statusCode;
+  response.setHeader('Content-Length', body.length);
+  response.end(body);
+};

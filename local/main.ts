@@ -1,0 +1,91 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Server } from 'node:http';
+import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
+import { createLocalServer } from './server';
+import { DEFAULT_TABLE_NAMES, ensureTables } from './tables';
+
+const HELP = `Usage: npm start
+
+Runs the Book Library API on http://127.0.0.1:$PORT with DynamoDB Local, using the same
+handlers that run on AWS Lambda.
+
+Environment:
+  PORT               port to listen on (default 3000)
+  DATA_DIR           where DynamoDB Local keeps its files (default .data)
+  DYNAMODB_ENDPOINT  use this DynamoDB instead of starting DynamoDB Local (tables created if missing)
+  BOOKS_TABLE_NAME   books table (default ${DEFAULT_TABLE_NAMES.books})
+  AUTH_TABLE_NAME    auth table (default ${DEFAULT_TABLE_NAMES.auth})
+`;
+
+const fail = (message: string): never => {
+  console.error(`error: ${message}`);
+  process.exit(1);
+};
+
+const listen = (server: Server, port: number) =>
+  new Promise<void>((done, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      done();
+    });
+  });
+
+const main = async () => {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(HELP);
+    return;
+  }
+  const port = Number(process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, got "${process.env.PORT}"`);
+  const dataDir = process.env.DATA_DIR || '.data';
+  process.env.BOOKS_TABLE_NAME ??= DEFAULT_TABLE_NAMES.books;
+  process.env.AUTH_TABLE_NAME ??= DEFAULT_TABLE_NAMES.auth;
+
+  let database: DynamoDbLocal | undefined;
+  let ready!: () => void;
+  const server = createLocalServer({
+    ready: new Promise<void>((done) => {
+      ready = done;
+    }),
+    log: (line) => console.log(line),
+  });
+  // Claim the port first: a port in use is reported at once, before DynamoDB Local spends seconds starting.
+  await listen(server, port).catch((error: NodeJS.ErrnoException) =>
+    fail(error.code === 'EADDRINUSE' ? `port ${port} is already in use; set PORT to another one` : error.message),
+  );
+
+  const stop = async (signal: string) => {
+    console.log(`\n${signal} received, stopping`);
+    server.close();
+    server.closeAllConnections();
+    await database?.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+
+  if (process.env.DYNAMODB_ENDPOINT) {
+    console.log(`Using DynamoDB at ${process.env.DYNAMODB_ENDPOINT}`);
+  } else {
+    console.log(`Starting DynamoDB Local (data in ${dataDir}) ...`);
+    database = await startDynamoDbLocal({ dataDir }).catch((error: Error) =>
+      fail(error instanceof JavaMissingError ? error.message : `DynamoDB Local failed to start: ${error.message}`),
+    );
+    process.env.DYNAMODB_ENDPOINT = database.endpoint;
+  }
+  try {
+    await ensureTables(new DynamoDBClient({
+      endpoint: process.env.DYNAMODB_ENDPOINT,
+      region: process.env.AWS_REGION ?? 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }), { books: process.env.BOOKS_TABLE_NAME, auth: process.env.AUTH_TABLE_NAME });
+  } catch (error) {
+    await database?.stop();
+    fail(`could not prepare the tables at ${process.env.DYNAMODB_ENDPOINT}: ${(error as Error).message}`);
+  }
+  ready();
+  console.log(`Book Library API listening on http://127.0.0.1:${port}/api/books`);
+};
+
+void main();

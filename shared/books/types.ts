@@ -1,0 +1,28 @@
+/** A book record as clients see it. Timestamps are ISO-8601 UTC with milliseconds. */
+export interface Book {
+  id: number;
+  title: string;
+  author: string;
+  isbn: string;
+  publicationYear: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The client-owned fields, as POST and PUT carry them. */
+export type BookInput = Pick<Book, 'title' | 'author' | 'isbn' | 'publicationYear'>;
+
+/** A PATCH body: any subset of the client-owned fields. */
+export type BookPatch = Partial<BookInput>;
+
+/** A book before the store has assigned its id. */
+export type NewBook = Omit<Book, 'id'>;
+
+/** Filters of GET /api/books, combined with AND. */
+export interface BookFilter {
+  author?: string;
+  year?: number;
+}
+
+/** Field name -> violation message, as the 400 body's `errors` carries it. */
+export type FieldErrors = Record<string, string>;

@@ -1,0 +1,33 @@
+import type { MiddlewareObj } from '@middy/core';
+import { BookNotFoundError, DuplicateIsbnError, ValidationError } from '../books/errors';
+import { logger } from '../logger';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from './errors';
+import { empty, failure, internalError, validationFailure } from './responses';
+import type { HttpEvent, HttpResponse } from './types';
+
+/** The contract's response for an error, or undefined when the error is not the client's doing. */
+export const responseForError = (error: unknown): HttpResponse | undefined => {
+  if (error instanceof ValidationError) return validationFailure(error.errors);
+  if (error instanceof BookNotFoundError) return empty(404);
+  if (error instanceof DuplicateIsbnError) return empty(409);
+  if (error instanceof PayloadTooLargeError || error instanceof UnsupportedMediaTypeError) {
+    return failure(error.statusCode, error.message);
+  }
+  return undefined;
+};
+
+/** Maps named errors to the contract's statuses; anything else is logged once and becomes the generic 500. */
+export const errorResponses = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
+  onError: async (request) => {
+    const known = responseForError(request.error);
+    if (known) {
+      request.response = known;
+      return;
+    }
+    logger.error('Unhandled error', {
+      error: request.error as Error,
+      awsRequestId: request.context?.awsRequestId,
+    });
+    request.response = internalError();
+  },
+});

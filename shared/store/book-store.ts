@@ -1,0 +1,22 @@
+import type { Book, BookFilter, NewBook } from '../books/types';
+
+/**
+ * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness
+ * (compared in normalised form) atomic with every write, and report rule violations with the
+ * domain's named errors: BookNotFoundError, DuplicateIsbnError.
+ */
+export interface BookStore {
+  /** Assigns a new, never reused id and stores the book; DuplicateIsbnError if its ISBN is taken. */
+  create(book: NewBook): Promise<Book>;
+  /** A strongly consistent read; undefined when the book does not exist. */
+  get(id: number): Promise<Book | undefined>;
+  /** Every matching book, in ascending id order. */
+  list(filter: BookFilter): Promise<Book[]>;
+  /**
+   * Replaces the stored book with `change(current)`, atomically with respect to concurrent writers:
+   * if the book changed in between, `change` is applied again to the newer version.
+   */
+  update(id: number, change: (current: Book) => Book): Promise<Book>;
+  /** Removes the book and releases its ISBN; BookNotFoundError if it does not exist. */
+  delete(id: number): Promise<void>;
+}

@@ -1,0 +1,272 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateQuery,
+  PutCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { BookNotFoundError, DuplicateIsbnError } from '../books/errors';
+import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
+import { MAX_BOOK_ID } from '../books/schemas';
+import type { Book, BookFilter, NewBook } from '../books/types';
+import type { BookStore } from './book-store';
+
+const BOOK_PARTITION = 'BOOK';
+const COUNTER_KEY = { pk: 'COUNTER', sk: 0 } as const;
+const isbnClaimKey = (isbn: string) => ({ pk: `ISBN#${normalizeIsbn(isbn)}`, sk: 0 });
+const bookKey = (id: number) => ({ pk: BOOK_PARTITION, sk: id });
+
+/** A book as stored: the Book plus its keys, index attributes and an optimistic-lock version. */
+interface BookItem extends Book {
+  pk: typeof BOOK_PARTITION;
+  sk: number;
+  authorKey: string;
+  isbnKey: string;
+  version: number;
+}
+
+/** Optimistic writes retry when another writer changed the book in between. */
+const MAX_UPDATE_ATTEMPTS = 10;
+
+export class IdSpaceExhaustedError extends Error {
+  override readonly name = 'IdSpaceExhaustedError';
+}
+
+/** Gave up after MAX_UPDATE_ATTEMPTS concurrent changes to one book. */
+export class ConcurrentUpdateError extends Error {
+  override readonly name = 'ConcurrentUpdateError';
+}
+
+/** Another item's state broke an invariant this store keeps (an ISBN claim missing or foreign). */
+export class StoreInvariantError extends Error {
+  override readonly name = 'StoreInvariantError';
+}
+
+export class DynamoBookStore implements BookStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(book: NewBook): Promise<Book> {
+    const id = await this.nextId();
+    const item = toItem({ ...book, id }, 1);
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            this.claimIsbn(item),
+          ],
+        }),
+      );
+    } catch (error) {
+      const [bookFailed, isbnFailed] = failedConditions(error, 2);
+      if (isbnFailed) throw new DuplicateIsbnError(book.isbn);
+      if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though the counter issued it`);
+      throw error;
+    }
+    return toBook(item);
+  }
+
+  async get(id: number): Promise<Book | undefined> {
+    const item = await this.getItem(id);
+    return item && toBook(item);
+  }
+
+  async list(filter: BookFilter): Promise<Book[]> {
+    const books: Book[] = [];
+    for await (const page of paginateQuery({ client: this.client }, this.listQuery(filter))) {
+      for (const item of page.Items ?? []) books.push(toBook(item as BookItem));
+    }
+    return books;
+  }
+
+  async update(id: number, change: (current: Book) => Book): Promise<Book> {
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      const current = await this.getItem(id);
+      if (!current) throw new BookNotFoundError(id);
+      const next = toItem({ ...change(toBook(current)), id }, current.version + 1);
+      if (await this.tryReplace(current, next)) return toBook(next);
+      await backoff(attempt);
+    }
+    throw new ConcurrentUpdateError(`Book ${id} kept changing during ${MAX_UPDATE_ATTEMPTS} attempts`);
+  }
+
+  async delete(id: number): Promise<void> {
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      const current = await this.getItem(id);
+      if (!current) throw new BookNotFoundError(id);
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: this.tableName, Key: bookKey(id), ...this.unchangedSince(current) } },
+              this.releaseIsbn(current),
+            ],
+          }),
+        );
+        return;
+      } catch (error) {
+        const [bookChanged, claimFailed] = failedConditions(error, 2);
+        if (bookChanged) {
+          await backoff(attempt);
+          continue;
+        }
+        if (claimFailed) throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`);
+        throw error;
+      }
+    }
+    throw new ConcurrentUpdateError(`Book ${id} kept changing during ${MAX_UPDATE_ATTEMPTS} attempts`);
+  }
+
+  /** One conditional write when the ISBN is kept; otherwise one transaction that moves the claim. */
+  private async tryReplace(current: BookItem, next: BookItem): Promise<boolean> {
+    const put = { TableName: this.tableName, Item: next, ...this.unchangedSince(current) };
+    if (next.isbnKey === current.isbnKey) {
+      try {
+        await this.client.send(new PutCommand(put));
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailure(error)) return false;
+        throw error;
+      }
+    }
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: put }, this.releaseIsbn(current), this.claimIsbn(next)],
+        }),
+      );
+      return true;
+    } catch (error) {
+      const [bookChanged, releaseFailed, isbnTaken] = failedConditions(error, 3);
+      if (bookChanged) return false;
+      if (isbnTaken) throw new DuplicateIsbnError(next.isbn);
+      if (releaseFailed) throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`);
+      throw error;
+    }
+  }
+
+  private async getItem(id: number): Promise<BookItem | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: bookKey(id), ConsistentRead: true }),
+    );
+    return Item as BookItem | undefined;
+  }
+
+  /** Ids come from an atomic counter: unique and never reused, even after a failed create. */
+  private async nextId(): Promise<number> {
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: COUNTER_KEY,
+        UpdateExpression: 'ADD lastId :one',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const id = Number(Attributes?.lastId);
+    if (!Number.isSafeInteger(id) || id > MAX_BOOK_ID) throw new IdSpaceExhaustedError('No book ids left');
+    return id;
+  }
+
+  private listQuery({ author, year }: BookFilter): QueryCommandInput {
+    const base = { TableName: this.tableName, ScanIndexForward: true };
+    if (author !== undefined) {
+      return {
+        ...base,
+        IndexName: 'byAuthor',
+        KeyConditionExpression: 'authorKey = :author',
+        ...(year === undefined
+          ? { ExpressionAttributeValues: { ':author': normalizeAuthor(author) } }
+          : {
+              FilterExpression: 'publicationYear = :year',
+              ExpressionAttributeValues: { ':author': normalizeAuthor(author), ':year': year },
+            }),
+      };
+    }
+    if (year !== undefined) {
+      return {
+        ...base,
+        IndexName: 'byYear',
+        KeyConditionExpression: 'publicationYear = :year',
+        ExpressionAttributeValues: { ':year': year },
+      };
+    }
+    return {
+      ...base,
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': BOOK_PARTITION },
+    };
+  }
+
+  private unchangedSince(current: BookItem) {
+    return {
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': current.version },
+    };
+  }
+
+  private claimIsbn(item: BookItem) {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: { ...isbnClaimKey(item.isbn), bookId: item.id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+
+  private releaseIsbn(item: BookItem) {
+    return {
+      Delete: {
+        TableName: this.tableName,
+        Key: isbnClaimKey(item.isbn),
+        ConditionExpression: 'bookId = :id',
+        ExpressionAttributeValues: { ':id': item.id },
+      },
+    };
+  }
+}
+
+const toItem = (book: Book, version: number): BookItem => ({
+  ...book,
+  pk: BOOK_PARTITION,
+  sk: book.id,
+  authorKey: normalizeAuthor(book.author),
+  isbnKey: normalizeIsbn(book.isbn),
+  version,
+});
+
+const toBook = (item: BookItem): Book => ({
+  id: Number(item.id),
+  title: item.title,
+  author: item.author,
+  isbn: item.isbn,
+  publicationYear: Number(item.publicationYear),
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+});
+
+const isConditionalCheckFailure = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/**
+ * Which items of a cancelled transaction failed their condition, by position. Any other error
+ * (throttling, a transaction conflict after the SDK's retries, an outage) is rethrown.
+ */
+const failedConditions = (error: unknown, count: number): boolean[] => {
+  if (!(error instanceof TransactionCanceledException)) throw error;
+  const reasons = error.CancellationReasons ?? [];
+  const failed = Array.from({ length: count }, (_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
+  if (!failed.some(Boolean)) throw error;
+  return failed;
+};
+
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
