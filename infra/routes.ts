@@ -19,12 +19,54 @@ export interface Route {
 }
 
 export const ROUTES: readonly Route[] = [
-  { name: 'ListBooks', method: 'GET', path: '/api/books', entry: 'functions/books/list.ts', protected: true, access: 'read' },
-  { name: 'CreateBook', method: 'POST', path: '/api/books', entry: 'functions/books/create.ts', protected: true, access: 'write' },
-  { name: 'GetBook', method: 'GET', path: '/api/books/{id}', entry: 'functions/books/get.ts', protected: true, access: 'read' },
-  { name: 'ReplaceBook', method: 'PUT', path: '/api/books/{id}', entry: 'functions/books/replace.ts', protected: true, access: 'write' },
-  { name: 'PatchBook', method: 'PATCH', path: '/api/books/{id}', entry: 'functions/books/patch.ts', protected: true, access: 'write' },
-  { name: 'DeleteBook', method: 'DELETE', path: '/api/books/{id}', entry: 'functions/books/delete.ts', protected: true, access: 'write' },
+  {
+    name: 'ListBooks',
+    method: 'GET',
+    path: '/api/books',
+    entry: 'functions/books/list.ts',
+    protected: true,
+    access: 'read',
+  },
+  {
+    name: 'CreateBook',
+    method: 'POST',
+    path: '/api/books',
+    entry: 'functions/books/create.ts',
+    protected: true,
+    access: 'write',
+  },
+  {
+    name: 'GetBook',
+    method: 'GET',
+    path: '/api/books/{id}',
+    entry: 'functions/books/get.ts',
+    protected: true,
+    access: 'read',
+  },
+  {
+    name: 'ReplaceBook',
+    method: 'PUT',
+    path: '/api/books/{id}',
+    entry: 'functions/books/replace.ts',
+    protected: true,
+    access: 'write',
+  },
+  {
+    name: 'PatchBook',
+    method: 'PATCH',
+    path: '/api/books/{id}',
+    entry: 'functions/books/patch.ts',
+    protected: true,
+    access: 'write',
+  },
+  {
+    name: 'DeleteBook',
+    method: 'DELETE',
+    path: '/api/books/{id}',
+    entry: 'functions/books/delete.ts',
+    protected: true,
+    access: 'write',
+  },
 ];
 
 /** Whether a route needs credentials, given the deployment's `publicReads` option. */

@@ -20,7 +20,9 @@ export interface DynamoDbLocalOptions {
 export class JavaMissingError extends Error {
   override readonly name = 'JavaMissingError';
   constructor() {
-    super('DynamoDB Local needs Java 17 or later on the PATH (`java -version` failed). Install a JRE, or set DYNAMODB_ENDPOINT to a running DynamoDB.');
+    super(
+      'DynamoDB Local needs Java 17 or later on the PATH (`java -version` failed). Install a JRE, or set DYNAMODB_ENDPOINT to a running DynamoDB.',
+    );
   }
 }
 

@@ -17,7 +17,7 @@ const groupHeaders = (raw: string[]) => {
     if (GATEWAY_SET_HEADERS.has(name.toLowerCase())) continue;
     const value = raw[i + 1] as string;
     headers[name] = value; // API Gateway keeps the last value in `headers`
-    (multiValueHeaders[name] ??= []).push(value);
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
   return { headers, multiValueHeaders };
 };
@@ -27,7 +27,7 @@ const groupQuery = (search: URLSearchParams) => {
   const multi: Record<string, string[]> = {};
   for (const [name, value] of search) {
     single[name] = value;
-    (multi[name] ??= []).push(value);
+    multi[name] = [...(multi[name] ?? []), value];
   }
   const any = Object.keys(single).length > 0;
   return { single: any ? single : null, multi: any ? multi : null };
@@ -35,7 +35,11 @@ const groupQuery = (search: URLSearchParams) => {
 
 function forwarded(request: IncomingMessage, sourceIp: string, shape: 'single'): Record<string, string>;
 function forwarded(request: IncomingMessage, sourceIp: string, shape: 'multi'): Record<string, string[]>;
-function forwarded(request: IncomingMessage, sourceIp: string, shape: 'single' | 'multi'): Record<string, string | string[]> {
+function forwarded(
+  request: IncomingMessage,
+  sourceIp: string,
+  shape: 'single' | 'multi',
+): Record<string, string | string[]> {
   const values = {
     'X-Forwarded-For': sourceIp,
     'X-Forwarded-Port': String(request.socket.localPort ?? ''),
@@ -45,7 +49,12 @@ function forwarded(request: IncomingMessage, sourceIp: string, shape: 'single' |
 }
 
 /** The REST API proxy event API Gateway would send for this request (no stage in the local path). */
-export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, match: RouteMatch): APIGatewayProxyEvent => {
+export const toProxyEvent = (
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  match: RouteMatch,
+): APIGatewayProxyEvent => {
   const { headers, multiValueHeaders } = groupHeaders(request.rawHeaders);
   const query = groupQuery(url.searchParams);
   const now = new Date();

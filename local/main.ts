@@ -1,5 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { createLocalServer } from './server';
 import { DEFAULT_TABLE_NAMES, ensureTables } from './tables';
@@ -37,7 +37,8 @@ const main = async () => {
     return;
   }
   const port = Number(process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, got "${process.env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`PORT must be a port number, got "${process.env.PORT}"`);
   const dataDir = process.env.DATA_DIR || '.data';
   process.env.BOOKS_TABLE_NAME ??= DEFAULT_TABLE_NAMES.books;
   process.env.AUTH_TABLE_NAME ??= DEFAULT_TABLE_NAMES.auth;
@@ -55,15 +56,20 @@ const main = async () => {
     fail(error.code === 'EADDRINUSE' ? `port ${port} is already in use; set PORT to another one` : error.message),
   );
 
+  let stopping = false;
   const stop = async (signal: string) => {
+    // A terminal's Ctrl-C reaches npm, tsx and this process alike: stop once, ignore the echoes.
+    if (stopping) return;
+    stopping = true;
     console.log(`\n${signal} received, stopping`);
     server.close();
     server.closeAllConnections();
     await database?.stop();
+    console.log('Stopped.');
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 
   if (process.env.DYNAMODB_ENDPOINT) {
     console.log(`Using DynamoDB at ${process.env.DYNAMODB_ENDPOINT}`);
@@ -75,11 +81,14 @@ const main = async () => {
     process.env.DYNAMODB_ENDPOINT = database.endpoint;
   }
   try {
-    await ensureTables(new DynamoDBClient({
-      endpoint: process.env.DYNAMODB_ENDPOINT,
-      region: process.env.AWS_REGION ?? 'local',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }), { books: process.env.BOOKS_TABLE_NAME, auth: process.env.AUTH_TABLE_NAME });
+    await ensureTables(
+      new DynamoDBClient({
+        endpoint: process.env.DYNAMODB_ENDPOINT,
+        region: process.env.AWS_REGION ?? 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+      { books: process.env.BOOKS_TABLE_NAME, auth: process.env.AUTH_TABLE_NAME },
+    );
   } catch (error) {
     await database?.stop();
     fail(`could not prepare the tables at ${process.env.DYNAMODB_ENDPOINT}: ${(error as Error).message}`);

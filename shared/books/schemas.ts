@@ -70,12 +70,7 @@ export const BookPatchSchema = v.object(
   BODY_MESSAGE,
 );
 
-const BookIdSchema = v.pipe(
-  v.string(),
-  v.regex(/^[1-9][0-9]{0,15}$/),
-  v.transform(Number),
-  v.maxValue(MAX_BOOK_ID),
-);
+const BookIdSchema = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/), v.transform(Number), v.maxValue(MAX_BOOK_ID));
 
 const YearSchema = v.pipe(v.string(), v.regex(/^[+-]?[0-9]{1,16}$/), v.transform(Number));
 

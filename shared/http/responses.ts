@@ -21,8 +21,7 @@ export const noContent = () => empty(204);
 const timestamp = () => new Date().toISOString();
 
 /** The spec's 400 body. */
-export const validationFailure = (errors: FieldErrors) =>
-  json(400, { timestamp: timestamp(), status: 400, errors });
+export const validationFailure = (errors: FieldErrors) => json(400, { timestamp: timestamp(), status: 400, errors });
 
 /** The spec's shape for every other error with a body (413, 415, 500). */
 export const failure = (status: number, message: string) => json(status, { timestamp: timestamp(), status, message });

@@ -2,8 +2,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  paginateQuery,
   PutCommand,
+  paginateQuery,
   type QueryCommandInput,
   TransactWriteCommand,
   UpdateCommand,

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+
+/** `npm start` as a user runs it: its own DynamoDB Local on disk, a port from PORT. */
+const start = (env: Record<string, string>) => {
+  const child = spawn('npm', ['start'], { env: { ...process.env, DYNAMODB_ENDPOINT: '', ...env }, detached: true });
+  let output = '';
+  child.stdout?.on('data', (c) => {
+    output += c;
+  });
+  child.stderr?.on('data', (c) => {
+    output += c;
+  });
+  const exited = new Promise<number | null>((done) => child.once('exit', done));
+  const waitFor = async (text: string, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!output.includes(text)) {
+      if (Date.now() > deadline) throw new Error(`"${text}" not printed:\n${output}`);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  };
+  return { child, exited, waitFor, output: () => output };
+};
+
+/** SIGTERM to the whole process group, as a terminal's Ctrl-C or a process manager would. */
+const stop = async (run: ReturnType<typeof start>) => {
+  process.kill(-(run.child.pid as number), 'SIGTERM');
+  // npm itself ends at once; the server prints this once it and DynamoDB Local have stopped.
+  await run.waitFor('Stopped.', 15_000);
+  return run.output();
+};
+
+describe('npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'books-data-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves the API, stops cleanly on SIGTERM, and keeps the data for the next start', async () => {
+    const port = await freePort();
+    const env = { PORT: String(port), DATA_DIR: dataDir };
+    const base = `http://127.0.0.1:${port}/api/books`;
+
+    const first = start(env);
+    await first.waitFor('listening on');
+    const created = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Kept', author: 'A', isbn: 'restart-1', publicationYear: 2001 }),
+    });
+    expect(created.status).toBe(201);
+    const book = (await created.json()) as { id: number };
+    expect(await stop(first)).toContain('Stopped.');
+
+    const second = start(env);
+    await second.waitFor('listening on');
+    const read = await fetch(`${base}/${book.id}`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(book);
+    expect(await stop(second)).toContain('Stopped.');
+  }, 120_000);
+
+  it('fails fast with a clear message when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));
+    const port = (blocker.address() as { port: number }).port;
+    const run = start({ PORT: String(port), DATA_DIR: dataDir });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(`port ${port} is already in use`);
+    blocker.close();
+  }, 60_000);
+});

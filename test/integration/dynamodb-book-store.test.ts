@@ -1,0 +1,133 @@
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
+import type { NewBook } from '../../shared/books/types';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { createTestTables } from '../support/dynamodb';
+
+const stamp = '2026-01-01T00:00:00.000Z';
+const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
+  title: 'Title',
+  author: 'Author',
+  isbn,
+  publicationYear: 2000,
+  createdAt: stamp,
+  updatedAt: stamp,
+  ...extra,
+});
+
+describe('DynamoBookStore against DynamoDB Local', () => {
+  let store: DynamoBookStore;
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+    store = new DynamoBookStore(tables.documentClient, tables.names.books);
+  });
+
+  const isbnClaim = async (normalised: string) =>
+    (
+      await tables.documentClient.send(
+        new GetCommand({ TableName: tables.names.books, Key: { pk: `ISBN#${normalised}`, sk: 0 } }),
+      )
+    ).Item;
+
+  it('assigns increasing ids and reads back what it stored', async () => {
+    const first = await store.create(book('int-1'));
+    const second = await store.create(book('int-2'));
+    expect(second.id).toBeGreaterThan(first.id);
+    expect(await store.get(first.id)).toEqual(first);
+    expect(await store.get(999_999)).toBeUndefined();
+  });
+
+  it('claims the normalised ISBN in the same transaction as the book', async () => {
+    const created = await store.create(book('int-3-x'));
+    expect(await isbnClaim('INT3X')).toMatchObject({ bookId: created.id });
+    await expect(store.create(book('INT 3 X'))).rejects.toBeInstanceOf(DuplicateIsbnError);
+  });
+
+  it('never reuses an id, even after a failed create', async () => {
+    const before = await store.create(book('int-4'));
+    await expect(store.create(book('int-4'))).rejects.toBeInstanceOf(DuplicateIsbnError);
+    const after = await store.create(book('int-5'));
+    expect(after.id).toBe(before.id + 2);
+  });
+
+  it('moves the ISBN claim when an update changes the ISBN, and refuses a taken one', async () => {
+    const a = await store.create(book('int-6'));
+    const b = await store.create(book('int-7'));
+    const moved = await store.update(a.id, (current) => ({ ...current, isbn: 'int-8' }));
+    expect(moved.isbn).toBe('int-8');
+    expect(await isbnClaim('INT6')).toBeUndefined();
+    expect(await isbnClaim('INT8')).toMatchObject({ bookId: a.id });
+    await expect(store.update(b.id, (current) => ({ ...current, isbn: 'INT8' }))).rejects.toBeInstanceOf(
+      DuplicateIsbnError,
+    );
+    expect(await store.get(b.id)).toEqual(b);
+    expect(await isbnClaim('INT7')).toMatchObject({ bookId: b.id });
+  });
+
+  it('releases the ISBN claim on delete, so the ISBN can be used again', async () => {
+    const created = await store.create(book('int-9'));
+    await store.delete(created.id);
+    expect(await store.get(created.id)).toBeUndefined();
+    expect(await isbnClaim('INT9')).toBeUndefined();
+    await expect(store.delete(created.id)).rejects.toBeInstanceOf(BookNotFoundError);
+    await expect(store.update(created.id, (c) => c)).rejects.toBeInstanceOf(BookNotFoundError);
+    expect((await store.create(book('int-9'))).isbn).toBe('int-9');
+  });
+
+  it('applies concurrent updates to one book one after another, losing none', async () => {
+    const created = await store.create(book('int-10', { publicationYear: 1000 }));
+    await Promise.all(
+      Array.from({ length: 8 }, () =>
+        store.update(created.id, (c) => ({ ...c, publicationYear: c.publicationYear + 1 })),
+      ),
+    );
+    expect((await store.get(created.id))?.publicationYear).toBe(1008);
+  });
+
+  it('lets exactly one of many concurrent creates take an ISBN', async () => {
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => store.create(book('int-race'))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(failures.every((r) => r.reason instanceof DuplicateIsbnError)).toBe(true);
+  });
+
+  it('lists every book across DynamoDB pages in ascending id order, and filters by index', async () => {
+    const own = await createTestTables();
+    const listing = new DynamoBookStore(own.documentClient, own.names.books);
+    const bigTitle = 'x'.repeat(400); // ~3,000 books of ~0.5 KB exceed one 1 MB page
+    const created = [];
+    for (let start = 0; start < 2_400; start += 100) {
+      created.push(
+        ...(await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            listing.create(
+              book(`page-${start + i}`, {
+                title: bigTitle,
+                author: i % 2 ? 'Ursula K. Le Guin' : 'Other',
+                publicationYear: 1900 + (i % 10),
+              }),
+            ),
+          ),
+        )),
+      );
+    }
+    const all = await listing.list({});
+    expect(all).toHaveLength(created.length);
+    expect(all.map((b) => b.id)).toEqual(created.map((b) => b.id).sort((x, y) => x - y));
+
+    const scanned = await own.documentClient.send(new ScanCommand({ TableName: own.names.books, Select: 'COUNT' }));
+    expect(scanned.LastEvaluatedKey).toBeDefined(); // the table really is bigger than one page
+
+    const byAuthor = await listing.list({ author: 'URSULA k. le guin' });
+    expect(byAuthor).toHaveLength(1_200);
+    const byBoth = await listing.list({ author: 'ursula k. le guin', year: 1901 });
+    expect(byBoth.every((b) => b.publicationYear === 1901 && b.author === 'Ursula K. Le Guin')).toBe(true);
+    expect(byBoth).toHaveLength(240);
+    const byYear = await listing.list({ year: 1900 });
+    expect(byYear).toHaveLength(240);
+    expect(byYear.map((b) => b.id)).toEqual([...byYear.map((b) => b.id)].sort((x, y) => x - y));
+  }, 120_000);
+});

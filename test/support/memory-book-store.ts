@@ -1,0 +1,50 @@
+import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
+import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
+import type { Book, BookFilter, NewBook } from '../../shared/books/types';
+import type { BookStore } from '../../shared/store/book-store';
+
+/** An in-memory BookStore for fast unit tests of the use cases; never used by the service itself. */
+export class MemoryBookStore implements BookStore {
+  private readonly books = new Map<number, Book>();
+  private lastId = 0;
+
+  async create(book: NewBook): Promise<Book> {
+    const id = ++this.lastId;
+    this.assertIsbnFree(book.isbn, id);
+    const stored = { ...book, id };
+    this.books.set(id, stored);
+    return { ...stored };
+  }
+
+  async get(id: number) {
+    const book = this.books.get(id);
+    return book && { ...book };
+  }
+
+  async list({ author, year }: BookFilter) {
+    return [...this.books.values()]
+      .filter((b) => author === undefined || normalizeAuthor(b.author) === normalizeAuthor(author))
+      .filter((b) => year === undefined || b.publicationYear === year)
+      .sort((a, b) => a.id - b.id)
+      .map((b) => ({ ...b }));
+  }
+
+  async update(id: number, change: (current: Book) => Book) {
+    const current = this.books.get(id);
+    if (!current) throw new BookNotFoundError(id);
+    const next = { ...change({ ...current }), id };
+    this.assertIsbnFree(next.isbn, id);
+    this.books.set(id, next);
+    return { ...next };
+  }
+
+  async delete(id: number) {
+    if (!this.books.delete(id)) throw new BookNotFoundError(id);
+  }
+
+  private assertIsbnFree(isbn: string, ownerId: number) {
+    for (const book of this.books.values()) {
+      if (book.id !== ownerId && normalizeIsbn(book.isbn) === normalizeIsbn(isbn)) throw new DuplicateIsbnError(isbn);
+    }
+  }
+}

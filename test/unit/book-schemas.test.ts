@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/books/errors';
+import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
+import { parseBookFilter, parseBookId, parseBookInput, parseBookPatch } from '../../shared/books/schemas';
+
+const valid = { title: 'Dune', author: 'Frank Herbert', isbn: '978-0441013593', publicationYear: 1965 };
+
+const errorsOf = (parse: () => unknown) => {
+  try {
+    parse();
+  } catch (error) {
+    if (error instanceof ValidationError) return error.errors;
+    throw error;
+  }
+  throw new Error('expected a ValidationError');
+};
+
+describe('book input (POST and PUT bodies)', () => {
+  it('accepts a complete book and drops fields the service owns', () => {
+    expect(parseBookInput({ ...valid, id: 99, createdAt: 'x', extra: true })).toEqual(valid);
+  });
+
+  it('reports every missing field with the spec message', () => {
+    expect(errorsOf(() => parseBookInput({}))).toEqual({
+      title: 'Title is required',
+      author: 'Author is required',
+      isbn: 'ISBN is required',
+      publicationYear: 'Publication year is required',
+    });
+  });
+
+  it.each([
+    ['blank', '   '],
+    ['empty', ''],
+    ['null', null],
+  ])('treats a %s string field as missing', (_, value) => {
+    expect(errorsOf(() => parseBookInput({ ...valid, title: value, author: value, isbn: value }))).toEqual({
+      title: 'Title is required',
+      author: 'Author is required',
+      isbn: 'ISBN is required',
+    });
+  });
+
+  it('rejects a publication year below 1000', () => {
+    expect(errorsOf(() => parseBookInput({ ...valid, publicationYear: 999 }))).toEqual({
+      publicationYear: 'Invalid publication year',
+    });
+    expect(parseBookInput({ ...valid, publicationYear: 1000 }).publicationYear).toBe(1000);
+  });
+
+  it.each([['1965'], [1965.5], [true], [1e300]])('rejects a publication year of %j as not an integer', (year) => {
+    expect(errorsOf(() => parseBookInput({ ...valid, publicationYear: year }))).toEqual({
+      publicationYear: 'Publication year must be an integer',
+    });
+  });
+
+  it('rejects wrongly typed text fields with a message for that field', () => {
+    expect(errorsOf(() => parseBookInput({ ...valid, title: 42, author: ['x'], isbn: {} }))).toEqual({
+      title: 'Title must be a string',
+      author: 'Author must be a string',
+      isbn: 'ISBN must be a string',
+    });
+  });
+
+  it('enforces the length limits', () => {
+    const atLimit = { ...valid, title: 't'.repeat(500), author: 'a'.repeat(300), isbn: '9'.repeat(32) };
+    expect(parseBookInput(atLimit)).toEqual(atLimit);
+    expect(
+      errorsOf(() =>
+        parseBookInput({ ...atLimit, title: 't'.repeat(501), author: 'a'.repeat(301), isbn: '9'.repeat(33) }),
+      ),
+    ).toEqual({
+      title: 'Title must be at most 500 characters',
+      author: 'Author must be at most 300 characters',
+      isbn: 'ISBN must be at most 32 characters',
+    });
+  });
+
+  it.each([[null], [[]], ['text'], [42], [undefined]])('rejects a body of %j as not an object', (body) => {
+    expect(errorsOf(() => parseBookInput(body))).toEqual({ body: 'Request body must be a JSON object' });
+  });
+});
+
+describe('book patch (PATCH bodies)', () => {
+  it('keeps only supplied known fields', () => {
+    expect(parseBookPatch({ title: 'New', colour: 'blue' })).toEqual({ title: 'New' });
+    expect(parseBookPatch({})).toEqual({});
+  });
+
+  it('validates a supplied field as on create, null counting as blank', () => {
+    expect(errorsOf(() => parseBookPatch({ title: null, author: ' ', isbn: 5, publicationYear: 10 }))).toEqual({
+      title: 'Title is required',
+      author: 'Author is required',
+      isbn: 'ISBN must be a string',
+      publicationYear: 'Invalid publication year',
+    });
+  });
+
+  it.each([[null], [[]], ['x']])('rejects a body of %j as not an object', (body) => {
+    expect(errorsOf(() => parseBookPatch(body))).toEqual({ body: 'Request body must be a JSON object' });
+  });
+});
+
+describe('path id', () => {
+  it.each([
+    ['1', 1],
+    ['42', 42],
+    ['9007199254740991', 9007199254740991],
+  ])('accepts %s', (raw, id) => expect(parseBookId(raw)).toBe(id));
+
+  it.each([
+    ['0'],
+    ['-1'],
+    ['01'],
+    ['1.5'],
+    ['abc'],
+    ['1e3'],
+    ['9007199254740992'],
+    ['99999999999999999'],
+    [''],
+    [undefined],
+  ])('rejects %j', (raw) =>
+    expect(errorsOf(() => parseBookId(raw))).toEqual({ id: 'Book id must be a positive integer' }),
+  );
+});
+
+describe('list filter', () => {
+  it('reads author and year, ignoring unknown parameters', () => {
+    expect(parseBookFilter({ author: 'Frank Herbert', year: '1965', sort: 'x' })).toEqual({
+      author: 'Frank Herbert',
+      year: 1965,
+    });
+    expect(parseBookFilter(null)).toEqual({});
+  });
+
+  it.each([['abc'], ['19.5'], [''], ['1e3']])('rejects year=%j', (year) => {
+    expect(errorsOf(() => parseBookFilter({ year }))).toEqual({ year: 'Year must be an integer' });
+  });
+});
+
+describe('normalisation', () => {
+  it('compares ISBNs without spaces and hyphens, upper-cased', () => {
+    expect(normalizeIsbn('978-0-13-468599-1')).toBe(normalizeIsbn('9780134685991'));
+    expect(normalizeIsbn('0-8044-2957-x')).toBe('080442957X');
+    expect(normalizeIsbn('978 0 13')).toBe('978013');
+  });
+
+  it('compares authors ignoring case after NFC normalisation, without trimming', () => {
+    expect(normalizeAuthor('ÉMILE Zola')).toBe(normalizeAuthor('émile zola'));
+    expect(normalizeAuthor('E\u0301mile')).toBe(normalizeAuthor('\u00c9mile'));
+    expect(normalizeAuthor(' Zola')).not.toBe(normalizeAuthor('Zola'));
+  });
+});
