@@ -107,3 +107,6 @@ const safeDecode = (segment: string): string => {
     return segment;
   }
 };
+
+/** The REQUEST authorizer guarding protected routes, in the stack and in the local server. */
+export const AUTHORIZER = { name: 'Authorizer', entry: 'functions/authorizer/handler.ts' } as const;

@@ -1,5 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { parseUserList, userRecord } from '../shared/auth/users';
+import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
+import { createDocumentClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { createLocalServer } from './server';
 import { DEFAULT_TABLE_NAMES, ensureTables } from './tables';
@@ -15,7 +21,14 @@ Environment:
   DYNAMODB_ENDPOINT  use this DynamoDB instead of starting DynamoDB Local (tables created if missing)
   BOOKS_TABLE_NAME   books table (default ${DEFAULT_TABLE_NAMES.books})
   AUTH_TABLE_NAME    auth table (default ${DEFAULT_TABLE_NAMES.auth})
+  LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo)
+  AUTH_REALM         authentication realm (default books)
+  PUBLIC_READS       true: the two GET routes need no credentials (default false)
+  NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
 `;
+
+/** Where \`npm run users\` finds the DynamoDB Local this process runs. */
+export const endpointFile = (dataDir: string) => join(dataDir, 'dynamodb-endpoint');
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`);
@@ -42,10 +55,22 @@ const main = async () => {
   const dataDir = process.env.DATA_DIR || '.data';
   process.env.BOOKS_TABLE_NAME ??= DEFAULT_TABLE_NAMES.books;
   process.env.AUTH_TABLE_NAME ??= DEFAULT_TABLE_NAMES.auth;
+  process.env.AUTH_REALM ||= 'books';
+  process.env.NONCE_SECRET ||= randomBytes(32).toString('base64');
+  const realm = process.env.AUTH_REALM;
+  const publicReads = process.env.PUBLIC_READS === 'true';
+  let users: ReturnType<typeof parseUserList> = [];
+  try {
+    users = parseUserList(process.env.LOCAL_USERS ?? 'demo:demo');
+  } catch (error) {
+    fail((error as Error).message);
+  }
 
   let database: DynamoDbLocal | undefined;
   let ready!: () => void;
   const server = createLocalServer({
+    publicReads,
+    realm,
     ready: new Promise<void>((done) => {
       ready = done;
     }),
@@ -64,6 +89,7 @@ const main = async () => {
     console.log(`\n${signal} received, stopping`);
     server.close();
     server.closeAllConnections();
+    if (database) rmSync(endpointFile(dataDir), { force: true });
     await database?.stop();
     console.log('Stopped.');
     process.exit(0);
@@ -79,6 +105,8 @@ const main = async () => {
       fail(error instanceof JavaMissingError ? error.message : `DynamoDB Local failed to start: ${error.message}`),
     );
     process.env.DYNAMODB_ENDPOINT = database.endpoint;
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(endpointFile(dataDir), database.endpoint);
   }
   try {
     await ensureTables(
@@ -89,12 +117,20 @@ const main = async () => {
       }),
       { books: process.env.BOOKS_TABLE_NAME, auth: process.env.AUTH_TABLE_NAME },
     );
+    const userStore = new DynamoUserStore(createDocumentClient(), process.env.AUTH_TABLE_NAME);
+    for (const { username, password } of users) await userStore.put(userRecord(username, password, realm));
   } catch (error) {
     await database?.stop();
     fail(`could not prepare the tables at ${process.env.DYNAMODB_ENDPOINT}: ${(error as Error).message}`);
   }
   ready();
   console.log(`Book Library API listening on http://127.0.0.1:${port}/api/books`);
+  console.log(`Realm "${realm}", users: ${users.map((u) => `${u.username}:${u.password}`).join(', ') || 'none'}`);
+  console.log(
+    publicReads
+      ? 'GET routes are public; writes need credentials.'
+      : 'Every /api/books route needs credentials (Basic or Digest).',
+  );
 };
 
 void main();

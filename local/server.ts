@@ -2,16 +2,31 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { matchRoute, type Route } from '../infra/routes';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { AUTHORIZER, matchRoute, requiresAuth } from '../infra/routes';
 import { failure, internalError } from '../shared/http/responses';
+import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { GATEWAY_MAX_BODY_BYTES, lambdaContext, toProxyEvent, writeResult } from './gateway';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 export interface LocalServerOptions {
   /** Project root the route table's handler paths are relative to. */
   root?: string;
+  /** Let GET routes through without credentials, like the stack's `publicReads` option. */
+  publicReads?: boolean;
+  /** Realm of the fallback challenge. */
+  realm?: string;
   /** Requests wait for this (the database starting) before they are served. */
   ready?: Promise<void>;
   /** Print one line per request. */
@@ -47,14 +62,14 @@ const empty = (statusCode: number): APIGatewayProxyResult => ({ statusCode, body
  */
 export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   const root = options.root ?? process.cwd();
-  const handlers = new Map<string, Promise<ProxyHandler>>();
-  const loadHandler = (route: Route) => {
-    let handler = handlers.get(route.entry);
+  const modules = new Map<string, Promise<unknown>>();
+  const loadHandler = <T>(entry: string): Promise<T> => {
+    let handler = modules.get(entry);
     if (!handler) {
-      handler = import(pathToFileURL(resolve(root, route.entry)).href).then((m) => m.handler as ProxyHandler);
-      handlers.set(route.entry, handler);
+      handler = import(pathToFileURL(resolve(root, entry)).href).then((m) => m.handler);
+      modules.set(entry, handler);
     }
-    return handler;
+    return handler as Promise<T>;
   };
 
   const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult> => {
@@ -73,7 +88,14 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       throw error;
     }
     const event = toProxyEvent(request, url, body, match);
-    const handler = await loadHandler(match.route);
+    if (requiresAuth(match.route, options.publicReads ?? false)) {
+      const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
+      const authorizerEvent = toAuthorizerEvent(event);
+      const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
+      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? 'books');
+      event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
+    }
+    const handler = await loadHandler<ProxyHandler>(match.route.entry);
     const context = lambdaContext(match.route.name, event.requestContext.requestId);
     return handler(event, context);
   };

@@ -1,0 +1,43 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { logger } from '../../shared/logger';
+import { getAuthenticator } from './authenticator';
+
+/** Every method and path of the stage, so one Allow covers the whole API (ARN: api/stage/method/path). */
+const wholeApi = (methodArn: string) => methodArn.split('/').slice(0, 2).concat('*', '*').join('/');
+
+const headerValue = (event: APIGatewayRequestAuthorizerEvent, name: string) =>
+  Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+
+/**
+ * REQUEST authorizer. Missing or bad credentials give a Deny whose context carries the challenge
+ * (the gateway's ACCESS_DENIED response turns it into 401 + WWW-Authenticate); it never throws for
+ * them. A failure of its own (DynamoDB down) is thrown and becomes the gateway's 500.
+ */
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const authenticator = await getAuthenticator();
+  const result = await authenticator.authenticate({
+    method: event.httpMethod,
+    path: event.requestContext.path,
+    query: event.multiValueQueryStringParameters ?? {},
+    authorization: headerValue(event, 'authorization'),
+  });
+  if (result.ok) {
+    return {
+      principalId: result.username,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApi(event.methodArn) }],
+      },
+      context: { user: result.username, scheme: result.scheme },
+    };
+  }
+  logger.info('Authentication failed', { reason: result.reason, path: event.path, method: event.httpMethod });
+  return {
+    principalId: 'anonymous',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: event.methodArn }],
+    },
+    context: { challenge: result.challenge },
+  };
+};

@@ -1,0 +1,55 @@
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+} from 'aws-lambda';
+
+/** The static challenge of the stack's UNAUTHORIZED gateway response. */
+export const FALLBACK_CHALLENGE = (realm: string) => `Basic realm="${realm}"`;
+
+export const methodArnOf = (event: APIGatewayProxyEvent) =>
+  `arn:aws:execute-api:local:000000000000:local/${event.requestContext.stage}/${event.httpMethod}${event.path}`;
+
+/** The REQUEST authorizer event API Gateway derives from a proxy event. */
+export const toAuthorizerEvent = (event: APIGatewayProxyEvent): APIGatewayRequestAuthorizerEvent => ({
+  type: 'REQUEST',
+  methodArn: methodArnOf(event),
+  resource: event.resource,
+  path: event.path,
+  httpMethod: event.httpMethod,
+  headers: event.headers,
+  multiValueHeaders: event.multiValueHeaders,
+  pathParameters: event.pathParameters,
+  queryStringParameters: event.queryStringParameters,
+  multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+  stageVariables: event.stageVariables,
+  requestContext: { ...event.requestContext, authorizer: undefined },
+});
+
+const wildcard = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+
+/** IAM evaluation as API Gateway applies it to an authorizer's policy: an explicit Deny wins, else some Allow is needed. */
+export const isAllowed = (result: APIGatewayAuthorizerResult, methodArn: string): boolean => {
+  let allowed = false;
+  for (const statement of result.policyDocument.Statement) {
+    const resources = 'Resource' in statement ? [statement.Resource].flat() : [];
+    if (!resources.some((resource) => wildcard(String(resource)).test(methodArn))) continue;
+    if (statement.Effect === 'Deny') return false;
+    if (statement.Effect === 'Allow') allowed = true;
+  }
+  return allowed;
+};
+
+/** The ACCESS_DENIED gateway response: 401 with the authorizer's challenge. */
+export const accessDenied = (result: APIGatewayAuthorizerResult, realm: string): APIGatewayProxyResult => ({
+  statusCode: 401,
+  headers: { 'WWW-Authenticate': String(result.context?.challenge ?? FALLBACK_CHALLENGE(realm)) },
+  body: '',
+});

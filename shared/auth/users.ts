@@ -1,0 +1,25 @@
+import { ha1 } from './digest';
+import type { StoredUser } from './types';
+
+/** What is stored for a user: HA1 for each Digest algorithm in the realm; the password itself is dropped. */
+export const userRecord = (username: string, password: string, realm: string): StoredUser => ({
+  username,
+  realm,
+  ha1: { MD5: ha1('MD5', username, realm, password), 'SHA-256': ha1('SHA-256', username, realm, password) },
+});
+
+/** A user name usable in both schemes: Basic forbids ':', Digest quoting makes '"' and '\' awkward. */
+export const isValidUsername = (name: string) => /^[^\s:"\\]{1,128}$/u.test(name);
+
+/** Parses LOCAL_USERS: `name:password` pairs separated by commas (a password may contain ':'). */
+export const parseUserList = (text: string): Array<{ username: string; password: string }> =>
+  text
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const colon = pair.indexOf(':');
+      const username = colon < 0 ? '' : pair.slice(0, colon);
+      if (!isValidUsername(username)) throw new Error(`LOCAL_USERS entry "${pair}" is not name:password`);
+      return { username, password: pair.slice(colon + 1) };
+    });

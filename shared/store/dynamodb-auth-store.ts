@@ -1,0 +1,93 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+} from '@aws-sdk/lib-dynamodb';
+import type { NonceLedger, StoredUser, UserStore } from '../auth/types';
+
+const userKey = (username: string) => ({ pk: `USER#${username}` });
+
+interface UserItem {
+  pk: string;
+  username: string;
+  realm: string;
+  ha1Md5: string;
+  ha1Sha256: string;
+}
+
+const toUser = (item: UserItem): StoredUser => ({
+  username: item.username,
+  realm: item.realm,
+  ha1: { MD5: item.ha1Md5, 'SHA-256': item.ha1Sha256 },
+});
+
+export class DynamoUserStore implements UserStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(username: string) {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: userKey(username) }));
+    return Item && toUser(Item as UserItem);
+  }
+
+  async put(user: StoredUser) {
+    const item: UserItem = {
+      ...userKey(user.username),
+      username: user.username,
+      realm: user.realm,
+      ha1Md5: user.ha1.MD5,
+      ha1Sha256: user.ha1['SHA-256'],
+    };
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: item }));
+  }
+
+  async delete(username: string) {
+    const { Attributes } = await this.client.send(
+      new DeleteCommand({ TableName: this.tableName, Key: userKey(username), ReturnValues: 'ALL_OLD' }),
+    );
+    return Attributes !== undefined;
+  }
+
+  /** An administrative listing: scans the small auth table for user items. */
+  async list() {
+    const users: StoredUser[] = [];
+    const pages = paginateScan(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        FilterExpression: 'begins_with(pk, :user)',
+        ExpressionAttributeValues: { ':user': 'USER#' },
+      },
+    );
+    for await (const page of pages) users.push(...(page.Items ?? []).map((item) => toUser(item as UserItem)));
+    return users.sort((a, b) => a.username.localeCompare(b.username));
+  }
+}
+
+/** Spent nonces, one conditional write each; DynamoDB's TTL removes them once they could no longer be used. */
+export class DynamoNonceLedger implements NonceLedger {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async spend(nonce: string, expiresAtEpochSeconds: number) {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { pk: `NONCE#${nonce}`, expiresAt: expiresAtEpochSeconds + 60 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+}
