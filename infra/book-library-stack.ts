@@ -6,9 +6,10 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
-import { ROUTES } from './routes';
+import { AUTHORIZER, ROUTES, requiresAuth } from './routes';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -17,6 +18,10 @@ export interface BookLibraryStackProps extends StackProps {
   stage: string;
   /** Keep tables (and their data) when the stack is deleted; on for production. */
   retainData: boolean;
+  /** Authentication realm (user records are per realm). */
+  realm: string;
+  /** The two GET routes need no credentials. */
+  publicReads: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
   throttling: { rateLimit: number; burstLimit: number };
 }
@@ -56,7 +61,8 @@ export class BookLibraryStack extends Stack {
         throttlingBurstLimit: props.throttling.burstLimit,
       },
     });
-    this.addGatewayResponses();
+    this.addGatewayResponses(props.realm);
+    const authorizer = this.authorizer(props.realm);
 
     for (const route of ROUTES) {
       const fn = this.routeFunction(route.name, route.entry, {
@@ -64,7 +70,15 @@ export class BookLibraryStack extends Stack {
       });
       if (route.access === 'read') this.booksTable.grantReadData(fn);
       else this.booksTable.grantReadWriteData(fn);
-      this.api.root.resourceForPath(route.path).addMethod(route.method, new apigateway.LambdaIntegration(fn));
+      this.api.root
+        .resourceForPath(route.path)
+        .addMethod(
+          route.method,
+          new apigateway.LambdaIntegration(fn),
+          requiresAuth(route, props.publicReads)
+            ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM }
+            : {},
+        );
     }
 
     new CfnOutput(this, 'ApiUrl', { value: `${this.api.url.replace(/\/$/, '')}/api/books` });
@@ -115,8 +129,48 @@ export class BookLibraryStack extends Stack {
     });
   }
 
+  /**
+   * The REQUEST authorizer: no result cache (every nonce is single-use) and no identity source, or
+   * API Gateway would answer a request without Authorization itself, with no challenge.
+   */
+  private authorizer(realm: string) {
+    const nonceSecret = new secretsmanager.Secret(this, 'NonceSecret', {
+      description: 'HMAC key for Digest nonces',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    const fn = this.routeFunction(AUTHORIZER.name, AUTHORIZER.entry, {
+      AUTH_TABLE_NAME: this.authTable.tableName,
+      AUTH_REALM: realm,
+      NONCE_SECRET_ARN: nonceSecret.secretArn,
+      NONCE_LIFETIME_SECONDS: '300',
+    });
+    this.authTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem');
+    nonceSecret.grantRead(fn);
+    const authorizer = new apigateway.RequestAuthorizer(this, 'BasicDigestAuthorizer', {
+      handler: fn,
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    (authorizer.node.defaultChild as apigateway.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+    return authorizer;
+  }
+
   /** Responses API Gateway gives by itself, shaped like the contract's. */
-  private addGatewayResponses() {
+  private addGatewayResponses(realm: string) {
+    // A Deny from the authorizer: 401 with the challenge it computed (one fresh nonce per response).
+    this.api.addGatewayResponse('AccessDenied', {
+      type: apigateway.ResponseType.ACCESS_DENIED,
+      statusCode: '401',
+      responseHeaders: { 'WWW-Authenticate': 'context.authorizer.challenge' },
+      templates: { 'application/json': '' },
+    });
+    // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
+    this.api.addGatewayResponse('Unauthorized', {
+      type: apigateway.ResponseType.UNAUTHORIZED,
+      statusCode: '401',
+      responseHeaders: { 'WWW-Authenticate': `'Basic realm="${realm}"'` },
+      templates: { 'application/json': '' },
+    });
     // An unknown path or method: 404 with no body, instead of 403 "Missing Authentication Token".
     this.api.addGatewayResponse('UnknownRoute', {
       type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalApi } from '../support/local-api';
+import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ const newBook = (extra: Record<string, unknown> = {}) => ({
 });
 
 const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const init: RequestInit = { method, headers: { ...headers } };
+  const init: RequestInit = { method, headers: { authorization: BASIC_DEMO, ...headers } };
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)['content-type'] ??= 'application/json';

@@ -4,11 +4,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack } from '../../infra/book-library-stack';
 import { ROUTES } from '../../infra/routes';
 
-const synth = (stage: string, retainData: boolean) =>
+const synth = (stage: string, retainData: boolean, publicReads = false) =>
   Template.fromStack(
     new BookLibraryStack(new App(), `Test-${stage}`, {
       stage,
       retainData,
+      realm: 'books',
+      publicReads,
       throttling: { rateLimit: 10, burstLimit: 20 },
     }),
   );
@@ -23,7 +25,7 @@ describe('BookLibraryStack', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' },
     });
-    expect(Object.keys(functions)).toHaveLength(ROUTES.length);
+    expect(Object.keys(functions)).toHaveLength(ROUTES.length + 1); // + the authorizer
   });
 
   it('creates a method per route table entry, each with a Lambda proxy integration', () => {
@@ -62,6 +64,48 @@ describe('BookLibraryStack', () => {
       StatusCode: '500',
       ResponseTemplates: { 'application/json': Match.stringLikeRegexp('An unexpected error occurred') },
     });
+  });
+
+  it('guards every route with an uncached REQUEST authorizer that has no identity source', () => {
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: Match.absent(),
+    });
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    expect(methods.every((m) => m.Properties.AuthorizationType === 'CUSTOM')).toBe(true);
+  });
+
+  it('with publicReads, leaves only the two GET routes open', () => {
+    const open = Object.values(synth('pub', false, true).findResources('AWS::ApiGateway::Method'));
+    const unguarded = open
+      .filter((m) => m.Properties.AuthorizationType !== 'CUSTOM')
+      .map((m) => m.Properties.HttpMethod);
+    expect(unguarded).toEqual(['GET', 'GET']);
+  }, 120_000);
+
+  it('turns a Deny into 401 with the challenge from the authorizer context', () => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'ACCESS_DENIED',
+      StatusCode: '401',
+      ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': 'context.authorizer.challenge' },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'UNAUTHORIZED',
+      StatusCode: '401',
+      ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': '\'Basic realm="books"\'' },
+    });
+  });
+
+  it('gives the authorizer a generated nonce secret and only GetItem/PutItem on the auth table', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    const policies = template.findResources('AWS::IAM::Policy');
+    const authorizerPolicy = JSON.stringify(Object.entries(policies).find(([id]) => id.startsWith('Authorizer'))?.[1]);
+    expect(authorizerPolicy).toContain('dynamodb:GetItem');
+    expect(authorizerPolicy).toContain('dynamodb:PutItem');
+    expect(authorizerPolicy).toContain('secretsmanager:GetSecretValue');
+    expect(authorizerPolicy).not.toContain('dynamodb:DeleteItem');
   });
 
   it('throttles the stage', () => {

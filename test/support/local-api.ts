@@ -1,21 +1,31 @@
 import type { AddressInfo } from 'node:net';
 import { createLocalServer } from '../../local/server';
+import { userRecord } from '../../shared/auth/users';
+import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createTestTables } from './dynamodb';
 
 /**
  * The local server in this test process, on its own tables and a free port. The handlers read
  * their configuration from the environment, as on Lambda; each test file runs in its own process.
  */
-export const startLocalApi = async (env: Record<string, string> = {}) => {
+export const DEMO = { username: 'demo', password: 'demo' };
+export const BASIC_DEMO = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
+
+export const startLocalApi = async (options: { publicReads?: boolean; env?: Record<string, string> } = {}) => {
   const tables = await createTestTables();
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: tables.endpoint,
     BOOKS_TABLE_NAME: tables.names.books,
     AUTH_TABLE_NAME: tables.names.auth,
     POWERTOOLS_LOG_LEVEL: 'CRITICAL',
-    ...env,
+    AUTH_REALM: 'books',
+    NONCE_SECRET: 'test-secret',
+    ...options.env,
   });
-  const server = createLocalServer();
+  await new DynamoUserStore(tables.documentClient, tables.names.auth).put(
+    userRecord(DEMO.username, DEMO.password, process.env.AUTH_REALM as string),
+  );
+  const server = createLocalServer({ publicReads: options.publicReads ?? false });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   return {

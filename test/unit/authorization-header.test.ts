@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from '../../shared/auth/authorization-header';
+import { MalformedAuthorizationError } from '../../shared/auth/errors';
+
+const params = (header: string) => {
+  const parsed = parseAuthorization(header);
+  if (parsed.scheme !== 'digest') throw new Error('not digest');
+  return Object.fromEntries(parsed.params);
+};
+
+describe('Authorization header parser', () => {
+  it('reads Basic token68 credentials, scheme case-insensitive', () => {
+    expect(parseAuthorization('Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==')).toEqual({
+      scheme: 'basic',
+      token: 'QWxhZGRpbjpvcGVuIHNlc2FtZQ==',
+    });
+    expect(parseAuthorization('bAsIc QWxh')).toEqual({ scheme: 'basic', token: 'QWxh' });
+  });
+
+  it('reads Digest auth-params: quoted strings, escapes, commas inside quotes, case-insensitive names', () => {
+    expect(
+      params('Digest USERNAME="Mu\\"fa,sa", realm="a, b",nonce=abc ,  uri="/x?y=1,2", qop=auth, NC=00000001'),
+    ).toEqual({ username: 'Mu"fa,sa', realm: 'a, b', nonce: 'abc', uri: '/x?y=1,2', qop: 'auth', nc: '00000001' });
+  });
+
+  it('reports other schemes by name', () => {
+    expect(parseAuthorization('Bearer abc.def')).toEqual({ scheme: 'other', name: 'bearer' });
+  });
+
+  it.each([
+    ['a repeated parameter', 'Digest nonce="a", NONCE="b"'],
+    ['an unterminated quote', 'Digest username="abc'],
+    ['a missing "="', 'Digest username'],
+    ['a missing value', 'Digest username='],
+    ['garbage between params', 'Digest a=b c=d'],
+    ['no parameters', 'Digest'],
+    ['no scheme', '  '],
+    ['Basic with two tokens', 'Basic abc def'],
+    ['Basic without a token', 'Basic'],
+    ['an oversized header', `Digest username="${'x'.repeat(MAX_AUTHORIZATION_LENGTH)}"`],
+  ])('rejects %s', (_, header) => {
+    expect(() => parseAuthorization(header)).toThrow(MalformedAuthorizationError);
+  });
+});
