@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseUserList, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
+import { endpointFile } from './endpoint-file';
 import { createLocalServer } from './server';
 import { DEFAULT_TABLE_NAMES, ensureTables } from './tables';
 
@@ -26,9 +26,6 @@ Environment:
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
 `;
-
-/** Where \`npm run users\` finds the DynamoDB Local this process runs. */
-export const endpointFile = (dataDir: string) => join(dataDir, 'dynamodb-endpoint');
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`);

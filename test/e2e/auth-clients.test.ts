@@ -189,3 +189,30 @@ describe('publicReads', () => {
     }
   });
 });
+
+describe('npm run users', () => {
+  const users = (args: string[], input?: string) =>
+    new Promise<{ code: number | null; output: string }>((done) => {
+      const child = execFile('npx', ['tsx', 'tools/users.ts', ...args], (error, stdout, stderr) =>
+        done({ code: error ? (error.code as number) : 0, output: stdout + stderr }),
+      );
+      child.stdin?.end(input ?? '');
+    });
+
+  it('adds a user from stdin (never argv) who can then authenticate, lists and removes it', async () => {
+    const target = ['--endpoint', api.tables.endpoint, '--table', api.tables.names.auth];
+    expect((await users(['add', 'carol', ...target], 'pa:ss word\n')).output).toContain('User "carol" saved');
+    expect((await curl('-u', 'carol:pa:ss word', `${api.baseUrl}/api/books`)).status).toBe(200);
+    expect((await curl('--digest', '-u', 'carol:pa:ss word', `${api.baseUrl}/api/books`)).status).toBe(200);
+    expect((await users(['list', ...target])).output).toMatch(/carol\tbooks/);
+    expect((await users(['remove', 'carol', ...target])).output).toContain('User "carol" removed');
+    expect((await curl('-u', 'carol:pa:ss word', `${api.baseUrl}/api/books`)).status).toBe(401);
+  }, 60_000);
+
+  it('explains its usage', async () => {
+    expect((await users(['--help'])).output).toContain('Usage: npm run users');
+    const bad = await users(['frobnicate']);
+    expect(bad.code).toBe(2);
+    expect(bad.output).toContain('unknown command');
+  }, 30_000);
+});

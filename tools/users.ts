@@ -1,0 +1,133 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
+import { endpointFile } from '../local/endpoint-file';
+import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
+import { isValidUsername, userRecord } from '../shared/auth/users';
+import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
+import { createDocumentClient } from '../shared/store/dynamodb-client';
+
+const HELP = `Usage: npm run users -- <command> [options]
+
+Commands:
+  add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
+  remove <name>   delete a user
+  list            list user names and their realm
+
+Options:
+  --realm <realm>      realm the user's digests are computed for (default: AUTH_REALM or "books")
+  --aws                use the deployed auth table in AWS (credentials and region from the usual AWS settings)
+  --table <name>       auth table name (default: AUTH_TABLE_NAME or "${DEFAULT_TABLE_NAMES.auth}"; required with --aws)
+  --region <region>    AWS region with --aws
+  --endpoint <url>     a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else the local database in DATA_DIR)
+  -h, --help           this text
+
+Examples:
+  npm run users -- add alice
+  printf '%s' "$PASSWORD" | npm run users -- add alice --aws --table BookLibrary-dev-AuthTable...
+`;
+
+const readPassword = async (): Promise<string> => {
+  if (!process.stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
+  }
+  // Prompt without echoing what is typed.
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  const write = (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput;
+  let prompted = false;
+  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (text: string) => {
+    if (!prompted) {
+      write.call(rl, text);
+      prompted = true;
+    }
+  };
+  const password = await new Promise<string>((done) => rl.question('Password: ', done));
+  rl.close();
+  process.stdout.write('\n');
+  return password;
+};
+
+const main = async () => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      realm: { type: 'string' },
+      aws: { type: 'boolean', default: false },
+      table: { type: 'string' },
+      region: { type: 'string' },
+      endpoint: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, name] = positionals;
+  if (values.help || !command) {
+    console.log(HELP);
+    return;
+  }
+  if (!['add', 'remove', 'list'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (command !== 'list' && !name) throw new UsageError(`"${command}" needs a user name`);
+  if (name && !isValidUsername(name))
+    throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
+  const realm = values.realm ?? process.env.AUTH_REALM ?? 'books';
+  const table = values.table ?? process.env.AUTH_TABLE_NAME ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
+  if (!table) throw new UsageError('--aws needs --table (the stack output AuthTableName)');
+
+  let database: DynamoDbLocal | undefined;
+  let client: DynamoDBDocumentClient;
+  if (values.aws) {
+    client = DynamoDBDocumentClient.from(new DynamoDBClient(values.region ? { region: values.region } : {}));
+  } else {
+    let endpoint = values.endpoint ?? process.env.DYNAMODB_ENDPOINT;
+    const dataDir = process.env.DATA_DIR || '.data';
+    if (!endpoint && existsSync(endpointFile(dataDir))) endpoint = readFileSync(endpointFile(dataDir), 'utf8').trim();
+    if (!endpoint) {
+      // npm start is not running: open the same on-disk database for the duration of this command.
+      database = await startDynamoDbLocal({ dataDir });
+      endpoint = database.endpoint;
+    }
+    await ensureTables(
+      new DynamoDBClient({
+        endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+      { books: process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books, auth: table },
+    );
+    client = createDocumentClient(endpoint);
+  }
+
+  try {
+    const users = new DynamoUserStore(client, table);
+    if (command === 'add') {
+      const password = await readPassword();
+      if (!password) throw new UsageError('the password must not be empty');
+      await users.put(userRecord(name as string, password, realm));
+      console.log(`User "${name}" saved for realm "${realm}".`);
+    } else if (command === 'remove') {
+      const removed = await users.delete(name as string);
+      console.log(removed ? `User "${name}" removed.` : `No user "${name}".`);
+      if (!removed) process.exitCode = 1;
+    } else {
+      const all = await users.list();
+      if (all.length === 0) console.log('No users.');
+      for (const user of all) console.log(`${user.username}\t${user.realm}`);
+    }
+  } finally {
+    await database?.stop();
+  }
+};
+
+class UsageError extends Error {}
+
+main().catch((error: Error) => {
+  console.error(`error: ${error.message}`);
+  if (error instanceof UsageError) console.error('Run `npm run users -- --help` for usage.');
+  process.exit(error instanceof UsageError ? 2 : 1);
+});
