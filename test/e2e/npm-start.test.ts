@@ -27,6 +27,8 @@ const start = (env: Record<string, string>) => {
   return { child, exited, waitFor, output: () => output };
 };
 
+const DEMO = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
+
 /** SIGTERM to the whole process group, as a terminal's Ctrl-C or a process manager would. */
 const stop = async (run: ReturnType<typeof start>) => {
   process.kill(-(run.child.pid as number), 'SIGTERM');
@@ -46,9 +48,11 @@ describe('npm start', () => {
 
     const first = start(env);
     await first.waitFor('listening on');
+    expect(first.output()).toContain('users: demo:demo');
+    expect((await fetch(base)).status).toBe(401);
     const created = await fetch(base, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: DEMO },
       body: JSON.stringify({ title: 'Kept', author: 'A', isbn: 'restart-1', publicationYear: 2001 }),
     });
     expect(created.status).toBe(201);
@@ -57,7 +61,7 @@ describe('npm start', () => {
 
     const second = start(env);
     await second.waitFor('listening on');
-    const read = await fetch(`${base}/${book.id}`);
+    const read = await fetch(`${base}/${book.id}`, { headers: { authorization: DEMO } });
     expect(read.status).toBe(200);
     expect(await read.json()).toEqual(book);
     expect(await stop(second)).toContain('Stopped.');
