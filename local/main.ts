@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseUserList, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
-import { createDocumentClient } from '../shared/store/dynamodb-client';
+import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { endpointFile } from './endpoint-file';
 import { createLocalServer } from './server';
@@ -106,14 +105,10 @@ const main = async () => {
     writeFileSync(endpointFile(dataDir), database.endpoint);
   }
   try {
-    await ensureTables(
-      new DynamoDBClient({
-        endpoint: process.env.DYNAMODB_ENDPOINT,
-        region: process.env.AWS_REGION ?? 'local',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-      { books: process.env.BOOKS_TABLE_NAME, auth: process.env.AUTH_TABLE_NAME },
-    );
+    await ensureTables(createDynamoClient(process.env.DYNAMODB_ENDPOINT), {
+      books: process.env.BOOKS_TABLE_NAME,
+      auth: process.env.AUTH_TABLE_NAME,
+    });
     const userStore = new DynamoUserStore(createDocumentClient(), process.env.AUTH_TABLE_NAME);
     for (const { username, password } of users) await userStore.put(userRecord(username, password, realm));
   } catch (error) {

@@ -8,7 +8,7 @@ import { endpointFile } from '../local/endpoint-file';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { isValidUsername, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
-import { createDocumentClient } from '../shared/store/dynamodb-client';
+import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 
 const HELP = `Usage: npm run users -- <command> [options]
 
@@ -92,14 +92,10 @@ const main = async () => {
       database = await startDynamoDbLocal({ dataDir });
       endpoint = database.endpoint;
     }
-    await ensureTables(
-      new DynamoDBClient({
-        endpoint,
-        region: 'local',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-      { books: process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books, auth: table },
-    );
+    await ensureTables(createDynamoClient(endpoint), {
+      books: process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books,
+      auth: table,
+    });
     client = createDocumentClient(endpoint);
   }
 

@@ -18,7 +18,6 @@ export const httpHandler = (
 ) => {
   const stack = middy<HttpEvent, HttpResponse>()
     .use(httpHeaderNormalizer())
-    // biome-ignore lint/suspicious/noExplicitAny: the normalizer is typed for the raw API Gateway event.
     .use(httpEventNormalizer() as any);
   if (options.jsonBody) stack.use(jsonBody());
   return stack.use(errorResponses()).handler(handle);

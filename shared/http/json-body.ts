@@ -35,7 +35,6 @@ export const jsonBody = (): MiddlewareObj<HttpEvent, HttpResponse> => {
         throw new PayloadTooLargeError(MAX_BODY_BYTES);
       }
       try {
-        // biome-ignore lint/suspicious/noExplicitAny: middy's parser is typed for its own event type.
         await parser.before?.(request as any);
       } catch (error) {
         if (!isParserError(error)) throw error;

@@ -11,10 +11,10 @@ const CLIENT_LIMITS: DynamoDBClientConfig = {
 };
 
 /**
- * A DocumentClient for Lambda, or for DynamoDB Local when `DYNAMODB_ENDPOINT` is set (DynamoDB
+ * A client for Lambda, or for DynamoDB Local when `DYNAMODB_ENDPOINT` is set (DynamoDB
  * Local accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
  */
-export const createDocumentClient = (endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient => {
+export const createDynamoClient = (endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBClient => {
   const local: DynamoDBClientConfig = endpoint
     ? {
         endpoint,
@@ -22,7 +22,8 @@ export const createDocumentClient = (endpoint = process.env.DYNAMODB_ENDPOINT): 
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }
     : {};
-  return DynamoDBDocumentClient.from(new DynamoDBClient({ ...CLIENT_LIMITS, ...local }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  return new DynamoDBClient({ ...CLIENT_LIMITS, ...local });
 };
+
+export const createDocumentClient = (endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(createDynamoClient(endpoint), { marshallOptions: { removeUndefinedValues: true } });
