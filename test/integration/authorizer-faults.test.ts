@@ -28,7 +28,10 @@ describe('authorizer when DynamoDB is down', () => {
     }) as unknown as APIGatewayRequestAuthorizerEvent;
 
   it('still challenges a request without credentials: a challenge needs no database', async () => {
-    const result = (await handler(event())) as { policyDocument: { Statement: { Effect: string }[] }; context: { challenge: string } };
+    const result = (await handler(event())) as {
+      policyDocument: { Statement: { Effect: string }[] };
+      context: { challenge: string };
+    };
     expect(result.policyDocument.Statement[0]?.Effect).toBe('Deny');
     expect(result.context.challenge).toMatch(/^Digest realm="books"/);
   });
