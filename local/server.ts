@@ -10,7 +10,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { AUTHORIZER, matchRoute, requiresAuth } from '../infra/routes';
-import { failure, internalError } from '../shared/http/responses';
+import { empty, failure, internalError } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { GATEWAY_MAX_BODY_BYTES, lambdaContext, toProxyEvent, writeResult } from './gateway';
 
@@ -52,8 +52,6 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
     request.once('end', () => done(Buffer.concat(chunks)));
     request.once('error', fail);
   });
-
-const empty = (statusCode: number): APIGatewayProxyResult => ({ statusCode, body: '' });
 
 /**
  * An HTTP server that behaves like the deployed REST API: it resolves routes from the route table,
