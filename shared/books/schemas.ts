@@ -71,7 +71,12 @@ export const BookPatchSchema = v.object(
 );
 
 /** A path id as it arrives: a positive decimal integer no larger than 2^53-1. */
-export const BookIdSchema = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/), v.transform(Number), v.maxValue(MAX_BOOK_ID));
+export const BookIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^[1-9][0-9]{0,15}$/),
+  v.transform(Number),
+  v.maxValue(MAX_BOOK_ID),
+);
 
 const YEAR_MESSAGE = 'Year must be an integer';
 

@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { type Route, ROUTES, requiresAuth } from '../../infra/routes';
+import { ROUTES, type Route, requiresAuth } from '../../infra/routes';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { MAX_BODY_BYTES } from '../http/json-body';
 import { INTERNAL_ERROR_MESSAGE } from '../http/responses';
@@ -76,7 +76,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'List books, optionally filtered (filters combine with AND), in ascending id order',
     query: true,
     responses: {
-      '200': { description: 'Matching books (empty when none match)', content: jsonContent({ type: 'array', items: ref('Book') }) },
+      '200': {
+        description: 'Matching books (empty when none match)',
+        content: jsonContent({ type: 'array', items: ref('Book') }),
+      },
       '400': response('ValidationFailed'),
     },
   },
@@ -86,7 +89,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     responses: {
       '201': {
         description: 'Created',
-        headers: { Location: { description: 'The request URL with /{id} appended', schema: { type: 'string', format: 'uri' } } },
+        headers: {
+          Location: { description: 'The request URL with /{id} appended', schema: { type: 'string', format: 'uri' } },
+        },
         content: jsonContent(ref('Book')),
       },
       '400': response('ValidationFailed'),
@@ -101,12 +106,24 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   ReplaceBook: {
     summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
     body: 'BookInput',
-    responses: { '200': BOOK_OK, '400': response('ValidationFailed'), '404': NOT_FOUND, '409': ISBN_TAKEN, ...BODY_ERRORS },
+    responses: {
+      '200': BOOK_OK,
+      '400': response('ValidationFailed'),
+      '404': NOT_FOUND,
+      '409': ISBN_TAKEN,
+      ...BODY_ERRORS,
+    },
   },
   PatchBook: {
     summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
     body: 'BookPatch',
-    responses: { '200': BOOK_OK, '400': response('ValidationFailed'), '404': NOT_FOUND, '409': ISBN_TAKEN, ...BODY_ERRORS },
+    responses: {
+      '200': BOOK_OK,
+      '400': response('ValidationFailed'),
+      '404': NOT_FOUND,
+      '409': ISBN_TAKEN,
+      ...BODY_ERRORS,
+    },
   },
   DeleteBook: {
     summary: 'Delete a book',
@@ -129,7 +146,9 @@ const pathParameters = (route: Route) =>
   }));
 
 const queryParameters = () => {
-  const schema = jsonSchema(BookQuerySchema, 'input') as { properties: Record<string, JsonSchema & { description?: string }> };
+  const schema = jsonSchema(BookQuerySchema, 'input') as {
+    properties: Record<string, JsonSchema & { description?: string }>;
+  };
   return Object.entries(schema.properties).map(([name, { description, ...property }]) => ({
     name,
     in: 'query',
@@ -215,7 +234,8 @@ const components = () => {
         description: 'Credentials missing or invalid',
         headers: {
           'WWW-Authenticate': {
-            description: 'A Digest challenge: realm, qop="auth", algorithm, nonce, opaque (and stale=true for a spent or expired nonce)',
+            description:
+              'A Digest challenge: realm, qop="auth", algorithm, nonce, opaque (and stale=true for a spent or expired nonce)',
             schema: { type: 'string' },
           },
         },
@@ -229,7 +249,10 @@ const components = () => {
         content: jsonContent(errorBody(415, 'Content-Type must be application/json')),
       },
       TooManyRequests: { description: 'Stage throttling limit reached (answered by API Gateway)' },
-      InternalError: { description: 'Unexpected failure', content: jsonContent(errorBody(500, INTERNAL_ERROR_MESSAGE)) },
+      InternalError: {
+        description: 'Unexpected failure',
+        content: jsonContent(errorBody(500, INTERNAL_ERROR_MESSAGE)),
+      },
     },
   };
 };
@@ -239,7 +262,10 @@ export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?
   const paths: OpenApiDocument['paths'] = {};
   for (const route of ROUTES) {
     paths[route.path] ??= {};
-    (paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()] = operation(route, options.publicReads);
+    (paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()] = operation(
+      route,
+      options.publicReads,
+    );
   }
   return {
     openapi: '3.1.0',
