@@ -22,7 +22,7 @@ const synth = (stage: string, retainData: boolean, options: Partial<BookLibraryS
   const template = Template.fromStack(stack);
   const findings = new AwsSolutionsChecks(app).validateScope(app).violations.map((violation) => ({
     rule: violation.ruleName,
-    at: violation.violatingConstructs.map((construct) => construct.constructPath),
+    at: violation.violatingResources.map((resource) => resource.constructPath ?? resource.resourceLogicalId),
   }));
   return { template, findings };
 };
