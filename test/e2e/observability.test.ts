@@ -16,9 +16,9 @@ const restore: (() => void)[] = [];
 const capture = () => {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream);
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    stream.write = ((chunk: unknown) => {
       captured.push(String(chunk));
-      return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+      return true;
     }) as typeof stream.write;
     restore.push(() => {
       stream.write = write;
@@ -91,7 +91,12 @@ const statuses: Record<string, number> = {};
 
 beforeAll(async () => {
   api = await startLocalApi({
-    env: { POWERTOOLS_LOG_LEVEL: 'DEBUG', POWERTOOLS_LOGGER_LOG_EVENT: 'true', NONCE_SECRET },
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'DEBUG',
+      POWERTOOLS_LOGGER_LOG_EVENT: 'true',
+      POWERTOOLS_METRICS_DISABLED: 'false',
+      NONCE_SECRET,
+    },
   });
   await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put(userRecord(USER, PASSWORD, REALM));
   capture();
