@@ -10,7 +10,7 @@ beforeAll(async () => {
   const response = await fetch(`${api.baseUrl}/api/openapi.json`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/json');
-  document = await response.json();
+  document = (await response.json()) as typeof document;
 });
 afterAll(() => api.close());
 
