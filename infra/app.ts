@@ -13,6 +13,7 @@ import { BookLibraryStack } from './book-library-stack';
  *   tracing        "true": active X-Ray tracing for the stage and the functions (default "false")
  *   webAclArn      a regional WAFv2 web ACL to associate with the stage (default none)
  *   alarmTopicArn  an SNS topic for the alarms (default none)
+ *   samLocal       "true": declare DYNAMODB_ENDPOINT and NONCE_SECRET for `sam local --env-vars` (never deploy it)
  * cdk-nag's AwsSolutions checks run on every synth: a finding that is not acknowledged with a
  * reason in the stack stops synthesis.
  */
@@ -33,6 +34,7 @@ new BookLibraryStack(app, `BookLibrary-${stage}`, {
   tracing: context('tracing', 'false') === 'true',
   webAclArn: optional('webAclArn'),
   alarmTopicArn: optional('alarmTopicArn'),
+  samLocal: context('samLocal', 'false') === 'true',
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

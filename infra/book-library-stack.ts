@@ -33,6 +33,11 @@ export interface BookLibraryStackProps extends StackProps {
   webAclArn?: string;
   /** An SNS topic the alarms notify. */
   alarmTopicArn?: string;
+  /**
+   * Declare DYNAMODB_ENDPOINT and NONCE_SECRET (empty) on every function, because `sam local
+   * --env-vars` can only set variables the template declares. For `sam local` templates only.
+   */
+  samLocal?: boolean;
 }
 
 /** esbuild settings every function shares; the banner gives ESM bundles the `require` the AWS SDK expects. */
@@ -276,6 +281,7 @@ export class BookLibraryStack extends Stack {
         POWERTOOLS_SERVICE_NAME: 'book-library',
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...(this.props.samLocal && { DYNAMODB_ENDPOINT: '', NONCE_SECRET: '', POWERTOOLS_METRICS_DISABLED: 'false' }),
       },
       bundling: BUNDLING,
       projectRoot: PROJECT_ROOT,

@@ -283,6 +283,8 @@ describe('BookLibraryStack', () => {
       prod.template.hasResourceProperties('AWS::Lambda::Function', {
         Environment: { Variables: Match.objectLike({ PUBLIC_READS: 'true' }) },
       });
+      // Pointing at another DynamoDB is for `sam local` templates only (the samLocal option).
+      expect(JSON.stringify(prod.template.toJSON())).not.toContain('DYNAMODB_ENDPOINT');
     });
   });
 });
