@@ -1,16 +1,25 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { BookLibraryStack } from './book-library-stack';
 
 /**
  * Context options (`cdk deploy -c stage=prod -c throttleRate=100`):
- *   stage         stage name and resource suffix (default "dev"); "prod" retains data
- *   throttleRate  steady requests per second for the stage (default 50)
- *   throttleBurst burst capacity (default 100)
- *   realm         authentication realm (default "books")
- *   publicReads   "true": the two GET routes need no credentials (default "false")
+ *   stage          stage name and resource suffix (default "dev"); "prod" retains data
+ *   throttleRate   steady requests per second for the stage (default 50)
+ *   throttleBurst  burst capacity (default 100)
+ *   realm          authentication realm (default "books")
+ *   publicReads    "true": the two GET routes need no credentials (default "false")
+ *   retainData     "true": keep and protect the tables outside "prod" too (default "false")
+ *   tracing        "true": active X-Ray tracing for the stage and the functions (default "false")
+ *   webAclArn      a regional WAFv2 web ACL to associate with the stage (default none)
+ *   alarmTopicArn  an SNS topic for the alarms (default none)
+ *   samLocal       "true": declare DYNAMODB_ENDPOINT and NONCE_SECRET for `sam local --env-vars` (never deploy it)
+ * cdk-nag's AwsSolutions checks run on every synth: a finding that is not acknowledged with a
+ * reason in the stack stops synthesis.
  */
 const app = new App();
 const context = (name: string, fallback: string) => String(app.node.tryGetContext(name) ?? fallback);
+const optional = (name: string) => context(name, '') || undefined;
 const stage = context('stage', 'dev');
 
 new BookLibraryStack(app, `BookLibrary-${stage}`, {
@@ -22,4 +31,10 @@ new BookLibraryStack(app, `BookLibrary-${stage}`, {
     rateLimit: Number(context('throttleRate', '50')),
     burstLimit: Number(context('throttleBurst', '100')),
   },
+  tracing: context('tracing', 'false') === 'true',
+  webAclArn: optional('webAclArn'),
+  alarmTopicArn: optional('alarmTopicArn'),
+  samLocal: context('samLocal', 'false') === 'true',
 });
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

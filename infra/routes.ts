@@ -15,7 +15,7 @@ export interface Route {
   /** Guarded by the authorizer (the two reads only when `publicReads` is off). */
   protected: boolean;
   /** What the function does to the books table, for least-privilege grants. */
-  access: 'read' | 'write';
+  access: 'read' | 'write' | 'none';
 }
 
 export const ROUTES: readonly Route[] = [
@@ -66,6 +66,14 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/books/delete.ts',
     protected: true,
     access: 'write',
+  },
+  {
+    name: 'GetOpenApi',
+    method: 'GET',
+    path: '/api/openapi.json',
+    entry: 'functions/openapi/handler.ts',
+    protected: false,
+    access: 'none',
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger';
+import { countAuthenticationDenied } from '../../shared/observability/metrics';
 import { getAuthenticator } from './authenticator';
 
 /** Every method and path of the stage, so one Allow covers the whole API (ARN: api/stage/method/path). */
@@ -31,7 +32,15 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
       context: { user: result.username, scheme: result.scheme },
     };
   }
-  logger.info('Authentication failed', { reason: result.reason, path: event.path, method: event.httpMethod });
+  // The reason is a fixed phrase; the attempted user name is left out, as people type passwords into it.
+  const credentialsPresented = headerValue(event, 'authorization') !== undefined;
+  logger.info('Authentication failed', {
+    reason: result.reason,
+    requestId: event.requestContext?.requestId,
+    path: event.path,
+    method: event.httpMethod,
+  });
+  countAuthenticationDenied(credentialsPresented);
   return {
     principalId: 'anonymous',
     policyDocument: {

@@ -52,12 +52,13 @@ export class Authenticator {
     try {
       credentials = parseAuthorization(request.authorization);
     } catch (error) {
-      if (error instanceof MalformedAuthorizationError) return this.deny(error.message);
+      // The parser's message may quote parts of the header: the reason, which is logged, must not.
+      if (error instanceof MalformedAuthorizationError) return this.deny('malformed Authorization header');
       throw error;
     }
     if (credentials.scheme === 'basic') return this.basic(credentials.token);
     if (credentials.scheme === 'digest') return this.digest(credentials.params, request);
-    return this.deny(`unsupported scheme ${credentials.name}`);
+    return this.deny('unsupported scheme'); // the "scheme" may be a bare token: never echo it
   }
 
   private async basic(token: string): Promise<AuthResult> {

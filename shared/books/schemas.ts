@@ -70,9 +70,32 @@ export const BookPatchSchema = v.object(
   BODY_MESSAGE,
 );
 
-const BookIdSchema = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/), v.transform(Number), v.maxValue(MAX_BOOK_ID));
+/** A path id as it arrives: a positive decimal integer no larger than 2^53-1. */
+export const BookIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^[1-9][0-9]{0,15}$/),
+  v.transform(Number),
+  v.maxValue(MAX_BOOK_ID),
+);
 
-const YearSchema = v.pipe(v.string(), v.regex(/^[+-]?[0-9]{1,16}$/), v.transform(Number));
+const YEAR_MESSAGE = 'Year must be an integer';
+
+const YearQuerySchema = v.pipe(
+  v.string(YEAR_MESSAGE),
+  v.description('Equal to publicationYear (an integer)'),
+  v.regex(/^[+-]?[0-9]{1,16}$/, YEAR_MESSAGE),
+  v.transform(Number),
+  v.safeInteger(YEAR_MESSAGE),
+);
+
+/**
+ * Query parameters of GET /api/books, as the strings they arrive as. Unknown parameters are dropped.
+ * The OpenAPI document lists one parameter per entry, so a field added here is documented too.
+ */
+export const BookQuerySchema = v.object({
+  author: v.exactOptional(v.pipe(v.string(), v.description('Equal ignoring case (Unicode NFC, no trimming)'))),
+  year: v.exactOptional(YearQuerySchema),
+});
 
 /** First message per field, in the shape of the 400 body's `errors`. */
 const toFieldErrors = (issues: readonly v.BaseIssue<unknown>[]): FieldErrors => {
@@ -113,17 +136,5 @@ export const parseBookId = (raw: string | undefined): number => {
 };
 
 /** Query parameters of the list; unknown ones are ignored. */
-export const parseBookFilter = (query: Record<string, string | undefined> | null): BookFilter => {
-  const filter: BookFilter = {};
-  const author = query?.author;
-  if (author !== undefined) filter.author = author;
-  const year = query?.year;
-  if (year !== undefined) {
-    const result = v.safeParse(YearSchema, year);
-    if (!result.success || !Number.isSafeInteger(result.output)) {
-      throw new ValidationError({ year: 'Year must be an integer' });
-    }
-    filter.year = result.output;
-  }
-  return filter;
-};
+export const parseBookFilter = (query: Record<string, string | undefined> | null): BookFilter =>
+  parseOrThrow(BookQuerySchema, query ?? {}) as BookFilter;

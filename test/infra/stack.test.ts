@@ -1,25 +1,48 @@
+import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BookLibraryStack } from '../../infra/book-library-stack';
+import { BOOKS_TABLE_ACTIONS, BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
 import { ROUTES } from '../../infra/routes';
 
-const synth = (stage: string, retainData: boolean, publicReads = false) =>
-  Template.fromStack(
-    new BookLibraryStack(new App(), `Test-${stage}`, {
-      stage,
-      retainData,
-      realm: 'books',
-      publicReads,
-      throttling: { rateLimit: 10, burstLimit: 20 },
-    }),
-  );
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
+
+/** The template, and the cdk-nag AwsSolutions findings no acknowledgement covers. */
+const synth = (stage: string, retainData: boolean, options: Partial<BookLibraryStackProps> = {}) => {
+  const app = new App();
+  const stack = new BookLibraryStack(app, `Test-${stage}`, {
+    stage,
+    retainData,
+    realm: 'books',
+    publicReads: false,
+    throttling: { rateLimit: 10, burstLimit: 20 },
+    ...options,
+  });
+  const template = Template.fromStack(stack);
+  const findings = new AwsSolutionsChecks(app).validateScope(app).violations.map((violation) => ({
+    rule: violation.ruleName,
+    at: violation.violatingResources.map((resource) => resource.constructPath ?? resource.resourceLogicalId),
+  }));
+  return { template, findings };
+};
+
+const guardedRoutes = ROUTES.filter((route) => route.protected);
 
 describe('BookLibraryStack', () => {
   let template: Template;
+  let findings: ReturnType<typeof synth>['findings'];
+  /** Production with every option on: publicReads, tracing, a WAF web ACL and an alarm topic. */
+  let prod: ReturnType<typeof synth>;
   beforeAll(() => {
-    template = synth('dev', false);
-  }, 120_000);
+    ({ template, findings } = synth('dev', false));
+    prod = synth('prod', true, {
+      publicReads: true,
+      tracing: true,
+      alarmTopicArn: TOPIC,
+      webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/ops/abc',
+    });
+  }, 180_000);
 
   it('makes one arm64 Node 24 function per route, ESM-bundled with the createRequire banner', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
@@ -37,6 +60,17 @@ describe('BookLibraryStack', () => {
       expect(Object.keys(methods).some((id) => id.includes(part?.replace(/\W/g, '') ?? ''))).toBe(true);
     }
     expect(Object.keys(template.findResources('AWS::ApiGateway::Method'))).toHaveLength(ROUTES.length);
+  });
+
+  it('serves the OpenAPI document without credentials and without any table access', () => {
+    const methods = Object.entries(template.findResources('AWS::ApiGateway::Method'));
+    const open = methods.filter(([, m]) => m.Properties.AuthorizationType !== 'CUSTOM').map(([id]) => id);
+    expect(open).toHaveLength(1);
+    expect(open[0]).toContain('openapi');
+    const policy = JSON.stringify(
+      Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith('GetOpenApi'))?.[1],
+    );
+    expect(policy).not.toContain('dynamodb:');
   });
 
   it('keeps books in an on-demand table with point-in-time recovery and the two filter indexes', () => {
@@ -66,7 +100,7 @@ describe('BookLibraryStack', () => {
     });
   });
 
-  it('guards every route with an uncached REQUEST authorizer that has no identity source', () => {
+  it('guards every book route with an uncached REQUEST authorizer that has no identity source', () => {
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
@@ -74,16 +108,16 @@ describe('BookLibraryStack', () => {
       IdentitySource: Match.absent(),
     });
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
-    expect(methods.every((m) => m.Properties.AuthorizationType === 'CUSTOM')).toBe(true);
+    expect(methods.filter((m) => m.Properties.AuthorizationType === 'CUSTOM')).toHaveLength(guardedRoutes.length);
   });
 
-  it('with publicReads, leaves only the two GET routes open', () => {
-    const open = Object.values(synth('pub', false, true).findResources('AWS::ApiGateway::Method'));
+  it('with publicReads, leaves only the GET routes open (two book reads and the OpenAPI document)', () => {
+    const open = Object.values(prod.template.findResources('AWS::ApiGateway::Method'));
     const unguarded = open
       .filter((m) => m.Properties.AuthorizationType !== 'CUSTOM')
       .map((m) => m.Properties.HttpMethod);
-    expect(unguarded).toEqual(['GET', 'GET']);
-  }, 120_000);
+    expect(unguarded).toEqual(['GET', 'GET', 'GET']);
+  });
 
   it('turns a Deny into 401 with the challenge from the authorizer context', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
@@ -126,14 +160,131 @@ describe('BookLibraryStack', () => {
 
   it('destroys dev tables with the stack but retains and protects production data', () => {
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
-    const prod = synth('prod', true);
-    prod.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
-    prod.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
-  }, 120_000);
+    prod.template.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+    prod.template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
+    prod.template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain' }); // the access logs
+  });
 
   it('outputs the API URL and table names', () => {
     template.hasOutput('ApiUrl', {});
+    template.hasOutput('OpenApiUrl', {});
     template.hasOutput('BooksTableName', {});
     template.hasOutput('AuthTableName', {});
+  });
+
+  describe('secure by default', () => {
+    it('passes cdk-nag AwsSolutions with no unacknowledged finding, with and without every option', () => {
+      expect(findings).toEqual([]);
+      expect(prod.findings).toEqual([]);
+    });
+
+    it('grants no wildcard action and attaches no AWS managed policy to a function role', () => {
+      for (const { template: t } of [{ template }, prod]) {
+        const statements = Object.values(t.findResources('AWS::IAM::Policy')).flatMap(
+          (p) => p.Properties.PolicyDocument.Statement as { Action: string | string[] }[],
+        );
+        const actions = statements.flatMap((st) => [st.Action].flat());
+        expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+        const functionRoles = Object.entries(t.findResources('AWS::IAM::Role')).filter(([, r]) =>
+          JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'),
+        );
+        expect(functionRoles).toHaveLength(ROUTES.length + 1);
+        expect(functionRoles.every(([, r]) => r.Properties.ManagedPolicyArns === undefined)).toBe(true);
+      }
+    });
+
+    it('grants the books table only the item actions the store sends, on the table and named indexes', () => {
+      const source = readFileSync('shared/store/dynamodb-book-store.ts', 'utf8');
+      const used = new Set<string>();
+      const toAction: Record<string, string> = {
+        GetCommand: 'dynamodb:GetItem',
+        PutCommand: 'dynamodb:PutItem',
+        UpdateCommand: 'dynamodb:UpdateItem',
+        DeleteCommand: 'dynamodb:DeleteItem',
+        QueryCommand: 'dynamodb:Query',
+        paginateQuery: 'dynamodb:Query',
+        ScanCommand: 'dynamodb:Scan',
+        paginateScan: 'dynamodb:Scan',
+        BatchGetCommand: 'dynamodb:BatchGetItem',
+        BatchWriteCommand: 'dynamodb:BatchWriteItem',
+        'Put:': 'dynamodb:PutItem',
+        'Update:': 'dynamodb:UpdateItem',
+        'Delete:': 'dynamodb:DeleteItem',
+        'ConditionCheck:': 'dynamodb:ConditionCheckItem',
+      };
+      for (const [token, action] of Object.entries(toAction)) {
+        if (new RegExp(`\\b${token.replace(':', '\\s*:')}`).test(source)) used.add(action);
+      }
+      expect(used.size).toBeGreaterThan(0);
+      for (const action of used) expect(BOOKS_TABLE_ACTIONS.write).toContain(action);
+      expect([...BOOKS_TABLE_ACTIONS.write].sort()).toEqual([...used].sort());
+      const policy = JSON.stringify(
+        Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith('CreateBook'))?.[1],
+      );
+      expect(policy).toContain('/index/byAuthor');
+      expect(policy).not.toContain('/index/*');
+    });
+
+    it('writes JSON access logs of context fields only, and execution logs without request data', () => {
+      const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0]?.Properties;
+      const format = JSON.parse(stage.AccessLogSetting.Format);
+      expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+      expect(stage.AccessLogSetting.Format).not.toMatch(/\$(input|method\.request)|header/i);
+      expect(stage.MethodSettings).toEqual(
+        expect.arrayContaining([expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false })]),
+      );
+      template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+      const retention = Object.values(template.findResources('AWS::Logs::LogGroup')).map(
+        (g) => g.Properties.RetentionInDays,
+      );
+      expect(retention.every((days) => typeof days === 'number')).toBe(true);
+    });
+
+    it('encrypts the tables and the secret', () => {
+      template.allResourcesProperties('AWS::DynamoDB::Table', { SSESpecification: { SSEEnabled: true } });
+      template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    });
+  });
+
+  describe('operations', () => {
+    it('alarms on the 5xx rate, Lambda throttles and authorizer errors', () => {
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+      expect(alarms).toHaveLength(3);
+      const text = JSON.stringify(alarms);
+      expect(text).toContain('5XXError');
+      expect(text).toContain('Throttles');
+      expect(alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('Throttles'))[0]?.Metrics).toHaveLength(
+        ROUTES.length + 2, // one per function plus the sum
+      );
+      expect(alarms.some((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda')).toBe(true);
+      expect(alarms.every((a) => a.AlarmActions === undefined)).toBe(true);
+      const prodAlarms = Object.values(prod.template.findResources('AWS::CloudWatch::Alarm'));
+      expect(prodAlarms.every((a) => JSON.stringify(a.Properties.AlarmActions) === JSON.stringify([TOPIC]))).toBe(true);
+    });
+
+    it('switches active tracing on for the stage and every function only when asked', () => {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: false });
+      expect(JSON.stringify(template.findResources('AWS::Lambda::Function'))).not.toContain('"Active"');
+      prod.template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
+      prod.template.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'Active' } });
+    });
+
+    it('associates the optional WAF web ACL with the stage', () => {
+      template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+      prod.template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+    });
+
+    it('gives the functions the metrics namespace and INFO logs, and the OpenAPI function the publicReads flag', () => {
+      template.allResourcesProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: Match.objectLike({ POWERTOOLS_METRICS_NAMESPACE: 'BookLibrary', POWERTOOLS_LOG_LEVEL: 'INFO' }),
+        },
+      });
+      prod.template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ PUBLIC_READS: 'true' }) },
+      });
+      // Pointing at another DynamoDB is for `sam local` templates only (the samLocal option).
+      expect(JSON.stringify(prod.template.toJSON())).not.toContain('DYNAMODB_ENDPOINT');
+    });
   });
 });

@@ -18,6 +18,7 @@ export const startLocalApi = async (options: { publicReads?: boolean; env?: Reco
     BOOKS_TABLE_NAME: tables.names.books,
     AUTH_TABLE_NAME: tables.names.auth,
     POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+    POWERTOOLS_METRICS_DISABLED: 'true', // EMF lines are not governed by the log level
     AUTH_REALM: 'books',
     NONCE_SECRET: 'test-secret',
     ...options.env,

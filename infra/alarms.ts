@@ -1,0 +1,80 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+
+export interface AlarmProps {
+  api: apigateway.RestApi;
+  /** Every function of the stack, the authorizer included. */
+  functions: lambda.IFunction[];
+  authorizer: lambda.IFunction;
+  /** SNS topic to notify on ALARM and OK; none means alarms are only visible in CloudWatch. */
+  topicArn?: string;
+  /** 5xx share of requests, in percent, that raises the alarm (default 1). */
+  serverErrorPercent?: number;
+}
+
+const PERIOD = Duration.minutes(5);
+
+/**
+ * The three alarms an operator needs first: clients getting 5xx, Lambda refusing invocations
+ * (throttles: account or reserved concurrency exhausted) and the authorizer failing (which turns
+ * every protected request into a 500). Missing data counts as fine: no traffic is not an outage.
+ */
+export const addAlarms = (scope: Construct, props: AlarmProps) => {
+  const group = new Construct(scope, 'Alarms');
+  const requests = props.api.metricCount({ period: PERIOD, statistic: 'Sum' });
+  const serverErrors = props.api.metricServerError({ period: PERIOD, statistic: 'Sum' });
+  const threshold = props.serverErrorPercent ?? 1;
+
+  const alarms = [
+    new cloudwatch.Alarm(group, 'ServerErrorRate', {
+      alarmDescription: `More than ${threshold}% of API requests answered 5xx over 5 minutes`,
+      metric: new cloudwatch.MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: { requests, errors: serverErrors },
+        period: PERIOD,
+        label: '5xx rate (%)',
+      }),
+      threshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }),
+    new cloudwatch.Alarm(group, 'LambdaThrottles', {
+      alarmDescription: 'A function of the API was throttled (concurrency exhausted) in the last 5 minutes',
+      metric: new cloudwatch.MathExpression({
+        expression: props.functions.map((_, i) => `t${i}`).join(' + '),
+        usingMetrics: Object.fromEntries(
+          props.functions.map((fn, i) => [`t${i}`, fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })]),
+        ),
+        period: PERIOD,
+        label: 'Throttles (all functions)',
+      }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }),
+    new cloudwatch.Alarm(group, 'AuthorizerErrors', {
+      alarmDescription: 'The authorizer failed (not denied: failed) in the last 5 minutes; protected routes answer 500',
+      metric: props.authorizer.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }),
+  ];
+
+  if (props.topicArn) {
+    const topic = sns.Topic.fromTopicArn(group, 'Topic', props.topicArn);
+    for (const alarm of alarms) {
+      alarm.addAlarmAction(new actions.SnsAction(topic));
+      alarm.addOkAction(new actions.SnsAction(topic));
+    }
+  }
+  return alarms;
+};

@@ -1,0 +1,51 @@
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { ROUTES } from '../../infra/routes';
+import type { HttpEvent, HttpResponse } from '../http/types';
+import { logger } from '../logger';
+import { countResponse } from './metrics';
+
+/** The route table's name for a request (`GetBook`), else `METHOD resource`. */
+export const routeName = (method: string | undefined, resource: string | undefined): string =>
+  ROUTES.find((route) => route.method === method && route.path === resource)?.name ?? `${method} ${resource}`;
+
+const userOf = (event: HttpEvent): string | undefined => {
+  const user = event.requestContext?.authorizer?.user;
+  return typeof user === 'string' ? user : undefined;
+};
+
+const START = Symbol('accessLogStart');
+
+type AccessLogRequest = Request<HttpEvent, HttpResponse, Error, Context, Record<symbol, number>>;
+
+/**
+ * One INFO line per request (request ids, route, method, status, latency, user) and a 4xx/5xx
+ * count. It reads only the event's routing fields and the authorizer's user, never headers, query
+ * or body, so credentials cannot reach it. Registered first so it sees the final response, after
+ * the error mapping has turned a failure into its status.
+ */
+export const accessLog = (): MiddlewareObj<HttpEvent, HttpResponse, Error, Context, Record<symbol, number>> => {
+  const finish = (request: AccessLogRequest) => {
+    const { event } = request;
+    const status = request.response?.statusCode ?? 500;
+    const route = routeName(event.httpMethod, event.resource);
+    const started = request.internal[START];
+    logger.info('Request', {
+      requestId: event.requestContext?.requestId,
+      awsRequestId: request.context?.awsRequestId,
+      route,
+      method: event.httpMethod,
+      status,
+      latencyMs: started === undefined ? undefined : Math.round((performance.now() - started) * 10) / 10,
+      user: userOf(event),
+    });
+    countResponse(route, status);
+  };
+  return {
+    before: (request) => {
+      request.internal[START] = performance.now();
+    },
+    after: finish,
+    onError: finish,
+  };
+};

@@ -1,0 +1,48 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * CloudWatch metrics in Embedded Metric Format (one JSON log line, no API call). Namespace from
+ * POWERTOOLS_METRICS_NAMESPACE (the stack sets it), service from POWERTOOLS_SERVICE_NAME.
+ * `POWERTOOLS_METRICS_DISABLED=true` turns emission off (e.g. for quiet local runs).
+ */
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'BookLibrary',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'book-library',
+});
+
+export const METRIC = {
+  clientError: 'ClientErrors',
+  serverError: 'ServerErrors',
+  authenticationFailure: 'AuthenticationFailures',
+  authenticationChallenge: 'AuthenticationChallenges',
+} as const;
+
+/**
+ * Writes what was counted, if anything. Powertools' own `logMetrics` middleware warns on every
+ * invocation that counted nothing (every 2xx here), so flushing is done only when there is data.
+ */
+const flush = () => {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+};
+
+/** One count per 4xx or 5xx response, per route; successes are left to API Gateway's own Count. */
+export const countResponse = (route: string, statusCode: number): void => {
+  const name = statusCode >= 500 ? METRIC.serverError : statusCode >= 400 ? METRIC.clientError : undefined;
+  if (!name) return;
+  metrics.addDimension('route', route);
+  metrics.addMetric(name, MetricUnit.Count, 1);
+  flush();
+};
+
+/**
+ * An authorizer Deny. A request without credentials is the normal first leg of Digest, so it is
+ * counted apart from credentials that were presented and rejected.
+ */
+export const countAuthenticationDenied = (credentialsPresented: boolean): void => {
+  metrics.addMetric(
+    credentialsPresented ? METRIC.authenticationFailure : METRIC.authenticationChallenge,
+    MetricUnit.Count,
+    1,
+  );
+  flush();
+};

@@ -1,0 +1,282 @@
+import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { ROUTES, type Route, requiresAuth } from '../../infra/routes';
+import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
+import { MAX_BODY_BYTES } from '../http/json-body';
+import { INTERNAL_ERROR_MESSAGE } from '../http/responses';
+
+/**
+ * The OpenAPI 3.1 description of the API. Request bodies, path and query parameters come from the
+ * very valibot schemas the handlers validate with; the operations come from the route table, and
+ * each route's responses from OPERATIONS below. Bodies the code builds by hand (errors, the stored
+ * book) are described here, next to the statuses that carry them.
+ */
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  parameters?: Record<string, unknown>[];
+  requestBody?: Record<string, unknown>;
+  responses: Record<string, Record<string, unknown>>;
+}
+
+export class MissingOperationError extends Error {
+  override readonly name = 'MissingOperationError';
+  constructor(route: string) {
+    super(`Route ${route} has no entry in the OpenAPI operations`);
+  }
+}
+
+/**
+ * JSON Schema 2020-12 (OpenAPI 3.1's dialect). Parameters are converted as the strings they arrive
+ * as (`input`: stop before a transformation); body fields start with `unknown` plus checks (so that
+ * `null` gets the spec's "required" message), which `input` mode would stop at, so they are
+ * converted whole. `check` actions have no JSON Schema form and are left out.
+ */
+const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'ignore'): JsonSchema => {
+  const { $schema: _, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode, errorMode: 'ignore' });
+  return rest;
+};
+
+/** The non-blank rule is a valibot `check`, which JSON Schema cannot carry; say it in words. */
+const withBlankNote = (schema: JsonSchema): JsonSchema => {
+  const properties = (schema as { properties?: Record<string, JsonSchema & { type?: string }> }).properties ?? {};
+  for (const property of Object.values(properties)) {
+    if (property.type === 'string') property.description = 'Must not be blank';
+  }
+  if (Array.isArray(schema.required) && schema.required.length === 0) delete schema.required;
+  return schema;
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
+
+type Status = '200' | '201' | '204' | '400' | '404' | '409' | '413' | '415';
+
+interface OperationSpec {
+  summary: string;
+  body?: 'BookInput' | 'BookPatch';
+  query?: boolean;
+  responses: Partial<Record<Status, Record<string, unknown>>>;
+  tag?: string;
+}
+
+const BOOK_OK = { description: 'The book', content: jsonContent(ref('Book')) };
+const NOT_FOUND = { description: 'No book has this id (no body)' };
+const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
+const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
+
+/** Per route name: what the handler answers besides the statuses every route shares. */
+export const OPERATIONS: Record<string, OperationSpec> = {
+  ListBooks: {
+    summary: 'List books, optionally filtered (filters combine with AND), in ascending id order',
+    query: true,
+    responses: {
+      '200': {
+        description: 'Matching books (empty when none match)',
+        content: jsonContent({ type: 'array', items: ref('Book') }),
+      },
+      '400': response('ValidationFailed'),
+    },
+  },
+  CreateBook: {
+    summary: 'Create a book',
+    body: 'BookInput',
+    responses: {
+      '201': {
+        description: 'Created',
+        headers: {
+          Location: { description: 'The request URL with /{id} appended', schema: { type: 'string', format: 'uri' } },
+        },
+        content: jsonContent(ref('Book')),
+      },
+      '400': response('ValidationFailed'),
+      '409': ISBN_TAKEN,
+      ...BODY_ERRORS,
+    },
+  },
+  GetBook: {
+    summary: 'Read a book',
+    responses: { '200': BOOK_OK, '400': response('ValidationFailed'), '404': NOT_FOUND },
+  },
+  ReplaceBook: {
+    summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
+    body: 'BookInput',
+    responses: {
+      '200': BOOK_OK,
+      '400': response('ValidationFailed'),
+      '404': NOT_FOUND,
+      '409': ISBN_TAKEN,
+      ...BODY_ERRORS,
+    },
+  },
+  PatchBook: {
+    summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
+    body: 'BookPatch',
+    responses: {
+      '200': BOOK_OK,
+      '400': response('ValidationFailed'),
+      '404': NOT_FOUND,
+      '409': ISBN_TAKEN,
+      ...BODY_ERRORS,
+    },
+  },
+  DeleteBook: {
+    summary: 'Delete a book',
+    responses: { '204': { description: 'Deleted (no body)' }, '400': response('ValidationFailed'), '404': NOT_FOUND },
+  },
+  GetOpenApi: {
+    summary: 'This document',
+    tag: 'meta',
+    responses: { '200': { description: 'The OpenAPI 3.1 document', content: jsonContent({ type: 'object' }) } },
+  },
+};
+
+const pathParameters = (route: Route) =>
+  [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: 'Book id: a positive integer no larger than 2^53-1',
+    schema: name === 'id' ? jsonSchema(BookIdSchema, 'input') : { type: 'string' },
+  }));
+
+const queryParameters = () => {
+  const schema = jsonSchema(BookQuerySchema, 'input') as {
+    properties: Record<string, JsonSchema & { description?: string }>;
+  };
+  return Object.entries(schema.properties).map(([name, { description, ...property }]) => ({
+    name,
+    in: 'query',
+    required: false,
+    ...(description && { description }),
+    schema: property,
+  }));
+};
+
+const operation = (route: Route, publicReads: boolean): Operation => {
+  const spec = OPERATIONS[route.name];
+  if (!spec) throw new MissingOperationError(route.name);
+  const guarded = requiresAuth(route, publicReads);
+  const parameters = [...pathParameters(route), ...(spec.query ? queryParameters() : [])];
+  return {
+    operationId: route.name.charAt(0).toLowerCase() + route.name.slice(1),
+    summary: spec.summary,
+    tags: [spec.tag ?? 'books'],
+    security: guarded ? [{ basic: [] }, { digest: [] }] : [],
+    ...(parameters.length > 0 && { parameters }),
+    ...(spec.body && { requestBody: { required: true, content: jsonContent(ref(spec.body)) } }),
+    responses: {
+      ...spec.responses,
+      ...(guarded && { '401': response('Unauthorized') }),
+      '429': response('TooManyRequests'),
+      '500': response('InternalError'),
+    },
+  };
+};
+
+const errorBody = (status: number, message?: string) => ({
+  type: 'object',
+  required: ['timestamp', 'status', 'message'],
+  properties: {
+    timestamp: { type: 'string', format: 'date-time' },
+    status: { const: status },
+    message: message ? { const: message } : { type: 'string' },
+  },
+});
+
+const components = () => {
+  const bookInput = withBlankNote(jsonSchema(BookInputSchema, 'ignore'));
+  const properties = (bookInput as { properties: Record<string, JsonSchema> }).properties;
+  return {
+    securitySchemes: {
+      basic: { type: 'http', scheme: 'basic', description: 'RFC 7617; over HTTPS only' },
+      digest: {
+        type: 'http',
+        scheme: 'digest',
+        description: 'RFC 7616 with qop="auth" (and the RFC 2069 form without qop); nonces are single-use',
+      },
+    },
+    schemas: {
+      BookInput: bookInput,
+      BookPatch: withBlankNote(jsonSchema(BookPatchSchema, 'ignore')),
+      Book: {
+        type: 'object',
+        required: ['id', 'title', 'author', 'isbn', 'publicationYear', 'createdAt', 'updatedAt'],
+        properties: {
+          id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+          ...properties,
+          createdAt: { type: 'string', format: 'date-time' },
+          updatedAt: { type: 'string', format: 'date-time' },
+        },
+      },
+      ValidationError: {
+        type: 'object',
+        required: ['timestamp', 'status', 'errors'],
+        properties: {
+          timestamp: { type: 'string', format: 'date-time' },
+          status: { const: 400 },
+          errors: {
+            type: 'object',
+            description: 'Field name (or `body`, `id`, a query parameter) to its violation message',
+            additionalProperties: { type: 'string' },
+          },
+        },
+      },
+    },
+    responses: {
+      ValidationFailed: { description: 'Invalid body, path id or query', content: jsonContent(ref('ValidationError')) },
+      Unauthorized: {
+        description: 'Credentials missing or invalid',
+        headers: {
+          'WWW-Authenticate': {
+            description:
+              'A Digest challenge: realm, qop="auth", algorithm, nonce, opaque (and stale=true for a spent or expired nonce)',
+            schema: { type: 'string' },
+          },
+        },
+      },
+      PayloadTooLarge: {
+        description: `Body larger than ${MAX_BODY_BYTES} bytes`,
+        content: jsonContent(errorBody(413)),
+      },
+      UnsupportedMediaType: {
+        description: 'A body that is not application/json',
+        content: jsonContent(errorBody(415, 'Content-Type must be application/json')),
+      },
+      TooManyRequests: { description: 'Stage throttling limit reached (answered by API Gateway)' },
+      InternalError: {
+        description: 'Unexpected failure',
+        content: jsonContent(errorBody(500, INTERNAL_ERROR_MESSAGE)),
+      },
+    },
+  };
+};
+
+/** The document for a deployment: `publicReads` decides which operations carry security requirements. */
+export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?: string }): OpenApiDocument => {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of ROUTES) {
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()] = operation(
+      route,
+      options.publicReads,
+    );
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Book Library Service',
+      version: '1.0.0',
+      description: 'Book records over HTTP with JSON bodies, protected by HTTP Basic and Digest authentication.',
+    },
+    ...(options.serverUrl && { servers: [{ url: options.serverUrl }] }),
+    tags: [{ name: 'books' }, { name: 'meta' }],
+    paths,
+    components: components(),
+  };
+};

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES, requiresAuth } from '../../infra/routes';
+import { BookQuerySchema } from '../../shared/books/schemas';
+import { buildOpenApiDocument, type Operation } from '../../shared/openapi/document';
+
+const doc = buildOpenApiDocument({ publicReads: false });
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+const operations = (document: ReturnType<typeof buildOpenApiDocument>) =>
+  Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, op]) => ({ path, method: method.toUpperCase(), op: op as Operation })),
+  );
+
+/** Follows a local JSON pointer such as `#/components/schemas/Book`. */
+const resolve = (pointer: string): unknown =>
+  pointer
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc);
+
+const collectRefs = (node: unknown, found: string[] = []): string[] => {
+  if (Array.isArray(node)) for (const item of node) collectRefs(item, found);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') found.push(value);
+      else collectRefs(value, found);
+    }
+  }
+  return found;
+};
+
+describe('OpenAPI document and route table', () => {
+  it('has exactly one operation per route and no path or method the route table lacks', () => {
+    const documented = operations(doc).map(({ path, method }) => `${method} ${path}`);
+    const routed = ROUTES.map((route) => `${route.method} ${route.path}`);
+    expect(documented.sort()).toEqual(routed.sort());
+  });
+
+  it('names operations after the routes, uniquely', () => {
+    const ids = operations(doc).map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ROUTES.length);
+    for (const route of ROUTES) expect(ids).toContain(route.name.charAt(0).toLowerCase() + route.name.slice(1));
+  });
+
+  it('declares both HTTP schemes and requires one of them exactly where the route needs credentials', () => {
+    const schemes = (doc.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
+    expect(schemes).toEqual({
+      basic: expect.objectContaining({ type: 'http', scheme: 'basic' }),
+      digest: expect.objectContaining({ type: 'http', scheme: 'digest' }),
+    });
+    for (const publicReads of [false, true]) {
+      const document = buildOpenApiDocument({ publicReads });
+      for (const route of ROUTES) {
+        const op = document.paths[route.path]?.[route.method.toLowerCase()] as Operation;
+        if (requiresAuth(route, publicReads)) {
+          expect(op.security).toEqual([{ basic: [] }, { digest: [] }]);
+          expect(op.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+        } else {
+          expect(op.security).toEqual([]);
+          expect(op.responses['401']).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it('documents the 401 challenge header and every error body of the contract', () => {
+    const responses = (doc.components as { responses: Record<string, { headers?: object; content?: object }> })
+      .responses;
+    expect(responses.Unauthorized?.headers).toHaveProperty('WWW-Authenticate');
+    const get = (path: string, method: string) => doc.paths[path]?.[method] as Operation;
+    expect(Object.keys(get('/api/books', 'post').responses).sort()).toEqual(
+      ['201', '400', '401', '409', '413', '415', '429', '500'].sort(),
+    );
+    expect(get('/api/books/{id}', 'get').responses['404']).not.toHaveProperty('content');
+    expect(get('/api/books', 'post').responses['409']).not.toHaveProperty('content');
+    expect(get('/api/books/{id}', 'delete').responses['204']).not.toHaveProperty('content');
+    expect(get('/api/books', 'post').responses['201']?.headers).toHaveProperty('Location');
+    expect(JSON.stringify(resolve('#/components/responses/InternalError'))).toContain('An unexpected error occurred');
+  });
+
+  it('lists one query parameter per field of the valibot query schema, so new fields appear by themselves', () => {
+    const list = doc.paths['/api/books']?.get as Operation;
+    const names = (list.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(names).toEqual(Object.keys(BookQuerySchema.entries));
+  });
+
+  it('takes request bodies from the valibot schemas, with their limits', () => {
+    const input = resolve('#/components/schemas/BookInput') as {
+      required: string[];
+      properties: Record<string, Record<string, unknown>>;
+    };
+    expect(input.required.sort()).toEqual(['author', 'isbn', 'publicationYear', 'title']);
+    expect(input.properties.title).toMatchObject({ type: 'string', maxLength: 500 });
+    expect(input.properties.publicationYear).toMatchObject({ type: 'integer', minimum: 1000 });
+    const patch = resolve('#/components/schemas/BookPatch') as { required?: string[] };
+    expect(patch.required).toBeUndefined();
+  });
+
+  it('is structurally sound: version, resolvable $refs, path parameters matching the templates, described responses', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    for (const pointer of collectRefs(doc)) {
+      expect(pointer, pointer).toMatch(/^#\//);
+      expect(resolve(pointer), pointer).toBeDefined();
+    }
+    for (const { path, op } of operations(doc)) {
+      const templated = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const declared = (op.parameters ?? []).filter((p) => p.in === 'path');
+      expect(declared.map((p) => p.name)).toEqual(templated);
+      expect(declared.every((p) => p.required === true)).toBe(true);
+      for (const [status, value] of Object.entries(op.responses)) {
+        expect(status).toMatch(/^[1-5]\d\d$/);
+        const target = ('$ref' in value ? resolve(value.$ref as string) : value) as { description?: string };
+        expect(target.description, `${path} ${status}`).toEqual(expect.any(String));
+      }
+    }
+    expect(JSON.parse(JSON.stringify(doc))).toEqual(doc); // plain JSON, nothing lost in serialisation
+  });
+});
