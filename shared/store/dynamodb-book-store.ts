@@ -14,9 +14,12 @@ import { MAX_BOOK_ID } from '../books/schemas';
 import type { Book, BookFilter, NewBook } from '../books/types';
 import type { BookStore } from './book-store';
 
-const BOOK_PARTITION = 'BOOK';
-const COUNTER_KEY = { pk: 'COUNTER', sk: 0 } as const;
-const isbnClaimKey = (isbn: string) => ({ pk: `ISBN#${normalizeIsbn(isbn)}`, sk: 0 });
+/** The item layout (see tables.ts); exported for the invariant checker, which reads it. */
+export const BOOK_PARTITION = 'BOOK';
+export const COUNTER_PARTITION = 'COUNTER';
+export const ISBN_CLAIM_PREFIX = 'ISBN#';
+const COUNTER_KEY = { pk: COUNTER_PARTITION, sk: 0 } as const;
+const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIsbn(isbn)}`, sk: 0 });
 const bookKey = (id: number) => ({ pk: BOOK_PARTITION, sk: id });
 
 /** A book as stored: the Book plus its keys, index attributes and an optimistic-lock version. */
