@@ -81,6 +81,8 @@ export class DynamoBookStore implements BookStore {
   }
 
   async list(filter: BookFilter): Promise<Book[]> {
+    // DynamoDB refuses an empty or oversized index key with an error; no stored author has one.
+    if (filter.author !== undefined && !isStorableKey(normalizeAuthor(filter.author))) return [];
     const books: Book[] = [];
     for await (const page of paginateQuery({ client: this.client }, this.listQuery(filter))) {
       for (const item of page.Items ?? []) books.push(toBook(item as BookItem));
@@ -255,6 +257,11 @@ const toBook = (item: BookItem): Book => ({
   createdAt: item.createdAt,
   updatedAt: item.updatedAt,
 });
+
+/** DynamoDB's limit on a partition key value (index keys included), in UTF-8 bytes. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+
+const isStorableKey = (key: string) => key !== '' && Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES;
 
 const isConditionalCheckFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
