@@ -57,22 +57,30 @@ export class DynamoBookStore implements BookStore {
   async create(book: NewBook): Promise<Book> {
     const id = await this.nextId();
     const item = toItem({ ...book, id }, 1);
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-            this.claimIsbn(item),
-          ],
-        }),
-      );
-    } catch (error) {
-      const [bookFailed, isbnFailed] = failedConditions(error, 2);
-      if (isbnFailed) throw new DuplicateIsbnError(book.isbn);
-      if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though the counter issued it`);
-      throw error;
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+              this.claimIsbn(item),
+            ],
+          }),
+        );
+        return toBook(item);
+      } catch (error) {
+        const outcome = cancellation(error, 2);
+        if (outcome === 'conflict') {
+          await backoff(attempt);
+          continue;
+        }
+        const [bookFailed, isbnFailed] = outcome;
+        if (isbnFailed) throw new DuplicateIsbnError(book.isbn);
+        if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though the counter issued it`);
+        throw error;
+      }
     }
-    return toBook(item);
+    throw new ConcurrentUpdateError(`Creating book ${id} kept conflicting during ${MAX_UPDATE_ATTEMPTS} attempts`);
   }
 
   async get(id: number): Promise<Book | undefined> {
@@ -116,7 +124,8 @@ export class DynamoBookStore implements BookStore {
         );
         return;
       } catch (error) {
-        const [bookChanged, claimFailed] = failedConditions(error, 2);
+        const outcome = cancellation(error, 2);
+        const [bookChanged, claimFailed] = outcome === 'conflict' ? [true, false] : outcome;
         if (bookChanged) {
           await backoff(attempt);
           continue;
@@ -136,7 +145,7 @@ export class DynamoBookStore implements BookStore {
         await this.client.send(new PutCommand(put));
         return true;
       } catch (error) {
-        if (isConditionalCheckFailure(error)) return false;
+        if (isConditionalCheckFailure(error) || isTransactionConflict(error)) return false;
         throw error;
       }
     }
@@ -148,7 +157,9 @@ export class DynamoBookStore implements BookStore {
       );
       return true;
     } catch (error) {
-      const [bookChanged, releaseFailed, isbnTaken] = failedConditions(error, 3);
+      const outcome = cancellation(error, 3);
+      if (outcome === 'conflict') return false;
+      const [bookChanged, releaseFailed, isbnTaken] = outcome;
       if (bookChanged) return false;
       if (isbnTaken) throw new DuplicateIsbnError(next.isbn);
       if (releaseFailed) throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`);
@@ -267,15 +278,24 @@ const isConditionalCheckFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /**
- * Which items of a cancelled transaction failed their condition, by position. Any other error
- * (throttling, a transaction conflict after the SDK's retries, an outage) is rethrown.
+ * A write that met another transaction on one of its items (DynamoDB then writes nothing). The SDK
+ * does not retry it; the store does, like a lost optimistic-lock race, since the outcome of trying
+ * again is decided by the conditions, not by the timing.
  */
-const failedConditions = (error: unknown, count: number): boolean[] => {
+const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TransactionConflictException';
+
+/**
+ * Why a transaction was cancelled: which items failed their condition, by position, or 'conflict'
+ * when it only met another transaction. Any other error (throttling, validation, an outage) is rethrown.
+ */
+const cancellation = (error: unknown, count: number): boolean[] | 'conflict' => {
   if (!(error instanceof TransactionCanceledException)) throw error;
   const reasons = error.CancellationReasons ?? [];
   const failed = Array.from({ length: count }, (_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
-  if (!failed.some(Boolean)) throw error;
-  return failed;
+  if (failed.some(Boolean)) return failed;
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'conflict';
+  throw error;
 };
 
 const backoff = (attempt: number) =>
