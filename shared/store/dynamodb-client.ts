@@ -44,7 +44,13 @@ export const createDynamoClient = (endpoint = process.env.DYNAMODB_ENDPOINT): Dy
       }
     : {};
   const { maxAttempts, connectionTimeout, requestTimeout } = CLIENT_LIMITS;
-  return new DynamoDBClient({ maxAttempts, requestHandler: { connectionTimeout, requestTimeout }, ...local });
+  return new DynamoDBClient({
+    maxAttempts,
+    // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
+    // waiting: a DynamoDB that accepts and never answers would hold the function until Lambda kills it.
+    requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true },
+    ...local,
+  });
 };
 
 export const createDocumentClient = (endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient =>
