@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack } from '../../infra/book-library-stack';
 import { ROUTES } from '../../infra/routes';
+import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 
 const synth = (stage: string, retainData: boolean, publicReads = false) =>
   Template.fromStack(
@@ -113,6 +114,16 @@ describe('BookLibraryStack', () => {
       StageName: 'dev',
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 })]),
     });
+  });
+
+  it("gives every function a timeout above the DynamoDB client's worst case, so an outage ends in the handler's 500", () => {
+    const timeouts = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (resource) => resource.Properties.Timeout as number,
+    );
+    expect(timeouts.length).toBe(ROUTES.length + 1);
+    for (const seconds of timeouts) {
+      for (const worst of Object.values(DYNAMODB_CALL_WORST_CASE_MS)) expect(seconds * 1000).toBeGreaterThan(worst);
+    }
   });
 
   it('gives read routes read-only access to the books table', () => {
