@@ -133,6 +133,10 @@ const main = async () => {
         stop: async () => undefined,
       }
     : await startServer();
+  // Ctrl-C must not leave the detached npm start (and its DynamoDB Local) running.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void target.stop().finally(() => process.exit(130)));
+  }
 
   try {
     const before = await listIds(target);
