@@ -6,6 +6,19 @@ import type { RouteMatch } from '../infra/routes';
 /** What API Gateway itself answers, without calling a function. */
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/**
+ * API Gateway's fixed quota on the request line plus all header values. Past it the gateway refuses
+ * the request itself (AWS does not document the status; the local server answers 431). Node's own
+ * 16 KiB limit on the whole header block still applies beyond that, also with a 431.
+ */
+export const GATEWAY_MAX_HEADER_BYTES = 10_240;
+
+export const headerBytes = (request: IncomingMessage): number => {
+  let total = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
+  for (let i = 1; i < request.rawHeaders.length; i += 2) total += Buffer.byteLength(request.rawHeaders[i] as string);
+  return total;
+};
+
 /** Headers API Gateway sets itself, whatever the client sent. */
 const GATEWAY_SET_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-for', 'x-forwarded-port']);
 

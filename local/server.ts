@@ -12,7 +12,14 @@ import type {
 import { AUTHORIZER, matchRoute, requiresAuth } from '../infra/routes';
 import { empty, failure, internalError } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
-import { GATEWAY_MAX_BODY_BYTES, lambdaContext, toProxyEvent, writeResult } from './gateway';
+import {
+  GATEWAY_MAX_BODY_BYTES,
+  GATEWAY_MAX_HEADER_BYTES,
+  headerBytes,
+  lambdaContext,
+  toProxyEvent,
+  writeResult,
+} from './gateway';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (
@@ -72,6 +79,10 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
 
   const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult> => {
     await options.ready;
+    if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
+      request.resume();
+      return failure(431, 'Request headers are too large');
+    }
     const url = new URL(request.url ?? '/', 'http://localhost');
     const match = matchRoute(request.method ?? '', url.pathname);
     if (!match) {

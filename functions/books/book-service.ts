@@ -1,15 +1,26 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BookService } from '../../shared/books/book-service';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
+let client: DynamoDBDocumentClient | undefined;
 let service: BookService | undefined;
+
+/**
+ * The DynamoDB client of this container, built on first use from the environment. Exported as the
+ * seam through which fault tests add middleware that fails chosen commands.
+ */
+export const booksDocumentClient = (): DynamoDBDocumentClient => {
+  client ??= createDocumentClient();
+  return client;
+};
 
 /** The functions' composition root: one service per container, built on first use from the environment. */
 export const bookService = (): BookService => {
   if (!service) {
     const tableName = process.env.BOOKS_TABLE_NAME;
     if (!tableName) throw new Error('BOOKS_TABLE_NAME is not set');
-    service = new BookService(new DynamoBookStore(createDocumentClient(), tableName));
+    service = new BookService(new DynamoBookStore(booksDocumentClient(), tableName));
   }
   return service;
 };

@@ -14,9 +14,12 @@ import { MAX_BOOK_ID } from '../books/schemas';
 import type { Book, BookFilter, NewBook } from '../books/types';
 import type { BookStore } from './book-store';
 
-const BOOK_PARTITION = 'BOOK';
-const COUNTER_KEY = { pk: 'COUNTER', sk: 0 } as const;
-const isbnClaimKey = (isbn: string) => ({ pk: `ISBN#${normalizeIsbn(isbn)}`, sk: 0 });
+/** The item layout (see tables.ts); exported for the invariant checker, which reads it. */
+export const BOOK_PARTITION = 'BOOK';
+export const COUNTER_PARTITION = 'COUNTER';
+export const ISBN_CLAIM_PREFIX = 'ISBN#';
+const COUNTER_KEY = { pk: COUNTER_PARTITION, sk: 0 } as const;
+const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIsbn(isbn)}`, sk: 0 });
 const bookKey = (id: number) => ({ pk: BOOK_PARTITION, sk: id });
 
 /** A book as stored: the Book plus its keys, index attributes and an optimistic-lock version. */
@@ -54,22 +57,30 @@ export class DynamoBookStore implements BookStore {
   async create(book: NewBook): Promise<Book> {
     const id = await this.nextId();
     const item = toItem({ ...book, id }, 1);
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-            this.claimIsbn(item),
-          ],
-        }),
-      );
-    } catch (error) {
-      const [bookFailed, isbnFailed] = failedConditions(error, 2);
-      if (isbnFailed) throw new DuplicateIsbnError(book.isbn);
-      if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though the counter issued it`);
-      throw error;
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+              this.claimIsbn(item),
+            ],
+          }),
+        );
+        return toBook(item);
+      } catch (error) {
+        const outcome = cancellation(error, 2);
+        if (outcome === 'conflict') {
+          await backoff(attempt);
+          continue;
+        }
+        const [bookFailed, isbnFailed] = outcome;
+        if (isbnFailed) throw new DuplicateIsbnError(book.isbn);
+        if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though the counter issued it`);
+        throw error;
+      }
     }
-    return toBook(item);
+    throw new ConcurrentUpdateError(`Creating book ${id} kept conflicting during ${MAX_UPDATE_ATTEMPTS} attempts`);
   }
 
   async get(id: number): Promise<Book | undefined> {
@@ -78,6 +89,8 @@ export class DynamoBookStore implements BookStore {
   }
 
   async list(filter: BookFilter): Promise<Book[]> {
+    // DynamoDB refuses an empty or oversized index key with an error; no stored author has one.
+    if (filter.author !== undefined && !isStorableKey(normalizeAuthor(filter.author))) return [];
     const books: Book[] = [];
     for await (const page of paginateQuery({ client: this.client }, this.listQuery(filter))) {
       for (const item of page.Items ?? []) books.push(toBook(item as BookItem));
@@ -111,7 +124,8 @@ export class DynamoBookStore implements BookStore {
         );
         return;
       } catch (error) {
-        const [bookChanged, claimFailed] = failedConditions(error, 2);
+        const outcome = cancellation(error, 2);
+        const [bookChanged, claimFailed] = outcome === 'conflict' ? [true, false] : outcome;
         if (bookChanged) {
           await backoff(attempt);
           continue;
@@ -131,7 +145,7 @@ export class DynamoBookStore implements BookStore {
         await this.client.send(new PutCommand(put));
         return true;
       } catch (error) {
-        if (isConditionalCheckFailure(error)) return false;
+        if (isConditionalCheckFailure(error) || isTransactionConflict(error)) return false;
         throw error;
       }
     }
@@ -143,7 +157,9 @@ export class DynamoBookStore implements BookStore {
       );
       return true;
     } catch (error) {
-      const [bookChanged, releaseFailed, isbnTaken] = failedConditions(error, 3);
+      const outcome = cancellation(error, 3);
+      if (outcome === 'conflict') return false;
+      const [bookChanged, releaseFailed, isbnTaken] = outcome;
       if (bookChanged) return false;
       if (isbnTaken) throw new DuplicateIsbnError(next.isbn);
       if (releaseFailed) throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`);
@@ -253,19 +269,33 @@ const toBook = (item: BookItem): Book => ({
   updatedAt: item.updatedAt,
 });
 
+/** DynamoDB's limit on a partition key value (index keys included), in UTF-8 bytes. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+
+const isStorableKey = (key: string) => key !== '' && Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES;
+
 const isConditionalCheckFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /**
- * Which items of a cancelled transaction failed their condition, by position. Any other error
- * (throttling, a transaction conflict after the SDK's retries, an outage) is rethrown.
+ * A write that met another transaction on one of its items (DynamoDB then writes nothing). The SDK
+ * does not retry it; the store does, like a lost optimistic-lock race, since the outcome of trying
+ * again is decided by the conditions, not by the timing.
  */
-const failedConditions = (error: unknown, count: number): boolean[] => {
+const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TransactionConflictException';
+
+/**
+ * Why a transaction was cancelled: which items failed their condition, by position, or 'conflict'
+ * when it only met another transaction. Any other error (throttling, validation, an outage) is rethrown.
+ */
+const cancellation = (error: unknown, count: number): boolean[] | 'conflict' => {
   if (!(error instanceof TransactionCanceledException)) throw error;
   const reasons = error.CancellationReasons ?? [];
   const failed = Array.from({ length: count }, (_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
-  if (!failed.some(Boolean)) throw error;
-  return failed;
+  if (failed.some(Boolean)) return failed;
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'conflict';
+  throw error;
 };
 
 const backoff = (attempt: number) =>

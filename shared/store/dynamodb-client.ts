@@ -2,13 +2,34 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
- * Time limits are set on purpose, well below the functions' timeout, so a DynamoDB outage ends in
- * the generic 500 within a bounded time instead of a gateway timeout.
+ * Time limits are set on purpose, well below the functions' 10 s timeout, so a DynamoDB outage ends
+ * in the handler's generic 500 within a bounded time instead of a gateway timeout (504, no body).
+ * Worst case of one call (see DYNAMODB_CALL_WORST_CASE_MS): a server that accepts and never answers
+ * costs 3 attempts x 2 s plus at most 0.05 + 0.1 s of back-off (about 6.2 s); a refused connection
+ * fails at once on each attempt; a throttled call makes 3 quick attempts with at most 1 + 2 s of
+ * back-off. DynamoDB answers in milliseconds, so 2 s of silence means it is not going to. The SDK's
+ * retry quota also stops retrying altogether during a sustained outage, which only shortens this.
  */
-const CLIENT_LIMITS: DynamoDBClientConfig = {
+export const CLIENT_LIMITS = {
   maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-};
+  connectionTimeout: 1_000,
+  requestTimeout: 2_000,
+} as const;
+
+/** The SDK's standard retry back-off bases (ms): the n-th retry waits a random time up to base x 2^(n-1). */
+const TRANSIENT_BACKOFF_BASE_MS = 50;
+const THROTTLING_BACKOFF_BASE_MS = 1_000;
+
+const backoffCeiling = (base: number) =>
+  Array.from({ length: CLIENT_LIMITS.maxAttempts - 1 }, (_, i) => base * 2 ** i).reduce((a, b) => a + b, 0);
+
+/** The longest one DynamoDB call can take to fail, by cause; the functions' timeout must exceed each. */
+export const DYNAMODB_CALL_WORST_CASE_MS = {
+  silentServer: CLIENT_LIMITS.maxAttempts * CLIENT_LIMITS.requestTimeout + backoffCeiling(TRANSIENT_BACKOFF_BASE_MS),
+  unreachableHost:
+    CLIENT_LIMITS.maxAttempts * CLIENT_LIMITS.connectionTimeout + backoffCeiling(TRANSIENT_BACKOFF_BASE_MS),
+  throttled: backoffCeiling(THROTTLING_BACKOFF_BASE_MS),
+} as const;
 
 /**
  * A client for Lambda, or for DynamoDB Local when `DYNAMODB_ENDPOINT` is set (DynamoDB
@@ -22,7 +43,14 @@ export const createDynamoClient = (endpoint = process.env.DYNAMODB_ENDPOINT): Dy
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }
     : {};
-  return new DynamoDBClient({ ...CLIENT_LIMITS, ...local });
+  const { maxAttempts, connectionTimeout, requestTimeout } = CLIENT_LIMITS;
+  return new DynamoDBClient({
+    maxAttempts,
+    // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
+    // waiting: a DynamoDB that accepts and never answers would hold the function until Lambda kills it.
+    requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true },
+    ...local,
+  });
 };
 
 export const createDocumentClient = (endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient =>

@@ -3,12 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
+
+/** Every `npm start` this file spawned, so none outlives a failed assertion. */
+const spawned: ReturnType<typeof spawn>[] = [];
 
 /** `npm start` as a user runs it: its own DynamoDB Local on disk, a port from PORT. */
 const start = (env: Record<string, string>) => {
   const child = spawn('npm', ['start'], { env: { ...process.env, DYNAMODB_ENDPOINT: '', ...env }, detached: true });
+  spawned.push(child);
   let output = '';
   child.stdout?.on('data', (c) => {
     output += c;
@@ -37,8 +41,30 @@ const stop = async (run: ReturnType<typeof start>) => {
   return run.output();
 };
 
+/** Stops the process group of every spawned `npm start` still running: SIGTERM, then SIGKILL. */
+const stopLeftovers = async () => {
+  for (const child of spawned.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((done) => child.once('exit', done));
+    const signal = (name: NodeJS.Signals) => {
+      try {
+        process.kill(-(child.pid as number), name);
+      } catch {
+        // the group is already gone
+      }
+    };
+    signal('SIGTERM');
+    if (
+      !(await Promise.race([exited.then(() => true), new Promise((done) => setTimeout(() => done(false), 15_000))]))
+    ) {
+      signal('SIGKILL');
+    }
+  }
+};
+
 describe('npm start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'books-data-'));
+  afterEach(stopLeftovers, 30_000);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('serves the API, stops cleanly on SIGTERM, and keeps the data for the next start', async () => {

@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BOOKS_TABLE_ACTIONS, BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
 import { ROUTES } from '../../infra/routes';
+import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
 
@@ -147,6 +148,16 @@ describe('BookLibraryStack', () => {
       StageName: 'dev',
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 })]),
     });
+  });
+
+  it("gives every function a timeout above the DynamoDB client's worst case, so an outage ends in the handler's 500", () => {
+    const timeouts = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (resource) => resource.Properties.Timeout as number,
+    );
+    expect(timeouts.length).toBe(ROUTES.length + 1);
+    for (const seconds of timeouts) {
+      for (const worst of Object.values(DYNAMODB_CALL_WORST_CASE_MS)) expect(seconds * 1000).toBeGreaterThan(worst);
+    }
   });
 
   it('gives read routes read-only access to the books table', () => {

@@ -1,0 +1,108 @@
+import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { normalizeIsbn } from '../books/normalize';
+import { MAX_BOOK_ID } from '../books/schemas';
+import { BOOK_PARTITION, COUNTER_PARTITION, ISBN_CLAIM_PREFIX } from './dynamodb-book-store';
+
+/**
+ * The invariants the DynamoDB book store keeps, checked over a whole books table. The store's
+ * transactions are what keep them; this is how tests (and operators) prove they held.
+ */
+export type ViolationKind =
+  | 'missing-claim'
+  | 'foreign-claim'
+  | 'orphan-claim'
+  | 'duplicate-isbn'
+  | 'stale-isbn-key'
+  | 'id-mismatch'
+  | 'id-above-counter'
+  | 'missing-counter'
+  | 'malformed-item';
+
+export interface Violation {
+  kind: ViolationKind;
+  message: string;
+}
+
+export interface TableReport {
+  books: number;
+  claims: number;
+  /** The counter's last issued id (0 when there is no counter yet). */
+  lastId: number;
+  violations: Violation[];
+}
+
+type Item = Record<string, unknown>;
+
+const isValidId = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_BOOK_ID;
+
+/**
+ * Every violation in a table's items:
+ * - each book's normalised ISBN is claimed by exactly one claim item, and that claim points back to it;
+ * - no two books share a normalised ISBN;
+ * - no claim item exists without the book it points to (or whose ISBN no longer matches);
+ * - every book's id equals its sort key, is unique, and is no higher than the counter's last issued id.
+ */
+export const findViolations = (items: readonly Item[]): TableReport => {
+  const violations: Violation[] = [];
+  const report = (kind: ViolationKind, message: string) => violations.push({ kind, message });
+  const books = new Map<number, Item>();
+  const claims = new Map<string, Item>();
+  let counter: Item | undefined;
+
+  for (const item of items) {
+    const { pk, sk } = item;
+    if (pk === BOOK_PARTITION) {
+      if (!isValidId(sk) || item.id !== sk) {
+        report('id-mismatch', `Book item with sk ${String(sk)} has id ${String(item.id)}`);
+        continue;
+      }
+      if (typeof item.isbn !== 'string') {
+        report('malformed-item', `Book ${sk} has no ISBN`);
+        continue;
+      }
+      books.set(sk, item);
+    } else if (typeof pk === 'string' && pk.startsWith(ISBN_CLAIM_PREFIX) && sk === 0) {
+      claims.set(pk.slice(ISBN_CLAIM_PREFIX.length), item);
+    } else if (pk === COUNTER_PARTITION && sk === 0) {
+      counter = item;
+    } else {
+      report('malformed-item', `Unknown item pk=${String(pk)} sk=${String(sk)}`);
+    }
+  }
+
+  const lastId = counter === undefined ? 0 : Number(counter.lastId);
+  if (books.size > 0 && counter === undefined) report('missing-counter', `${books.size} books but no id counter`);
+
+  const owners = new Map<string, number[]>();
+  for (const [id, book] of books) {
+    if (counter !== undefined && id > lastId) report('id-above-counter', `Book ${id} is above the counter's ${lastId}`);
+    const key = normalizeIsbn(book.isbn as string);
+    if (book.isbnKey !== key) report('stale-isbn-key', `Book ${id} has isbnKey ${String(book.isbnKey)}, not ${key}`);
+    owners.set(key, [...(owners.get(key) ?? []), id]);
+    const claim = claims.get(key);
+    if (!claim) report('missing-claim', `Book ${id}'s ISBN ${key} has no claim item`);
+    else if (claim.bookId !== id) {
+      report('foreign-claim', `Book ${id}'s ISBN ${key} is claimed by book ${String(claim.bookId)}`);
+    }
+  }
+  for (const [key, ids] of owners) {
+    if (ids.length > 1) report('duplicate-isbn', `Books ${ids.join(', ')} share the ISBN ${key}`);
+  }
+  for (const [key, claim] of claims) {
+    const owner = books.get(claim.bookId as number);
+    if (!owner || normalizeIsbn(owner.isbn as string) !== key) {
+      report('orphan-claim', `Claim on ISBN ${key} points at book ${String(claim.bookId)}, which does not hold it`);
+    }
+  }
+  return { books: books.size, claims: claims.size, lastId, violations };
+};
+
+/** Reads the whole table with strongly consistent scans and checks it. */
+export const checkBooksTable = async (client: DynamoDBDocumentClient, tableName: string): Promise<TableReport> => {
+  const items: Item[] = [];
+  for await (const page of paginateScan({ client }, { TableName: tableName, ConsistentRead: true })) {
+    items.push(...((page.Items ?? []) as Item[]));
+  }
+  return findViolations(items);
+};

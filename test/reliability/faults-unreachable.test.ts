@@ -1,0 +1,89 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
+import { captureLogs } from '../support/log-capture';
+import { contextFor, proxyEventFor } from '../support/proxy-event';
+
+/**
+ * A DynamoDB endpoint that is unreachable from the first request: a port nobody listens on, and a
+ * server that accepts connections and never answers. Each case loads the handlers afresh (a new
+ * Lambda container) pointed at that endpoint.
+ */
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+const logs = captureLogs();
+afterAll(() => logs.restore());
+
+beforeEach(() => {
+  vi.resetModules();
+  logs.clear();
+  Object.assign(process.env, { BOOKS_TABLE_NAME: 'books', POWERTOOLS_LOG_LEVEL: 'WARN' });
+});
+
+const container = async (endpoint: string) => {
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  return {
+    list: (await import('../../functions/books/list')).handler as Handler,
+    create: (await import('../../functions/books/create')).handler as Handler,
+  };
+};
+
+const invoke = async (handler: Handler, method: string, body?: unknown) => {
+  const event = proxyEventFor({
+    method,
+    target: '/api/books',
+    headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }) as APIGatewayProxyEvent;
+  const context = contextFor(event);
+  const started = performance.now();
+  const result = await handler(event, context);
+  return { result, ms: performance.now() - started, requestId: context.awsRequestId };
+};
+
+const expectGeneric500 = (response: Awaited<ReturnType<typeof invoke>>) => {
+  expect(response.result.statusCode).toBe(500);
+  expect(JSON.parse(response.result.body)).toEqual({
+    timestamp: expect.any(String),
+    status: 500,
+    message: 'An unexpected error occurred',
+  });
+  const errors = logs.errors().filter((line) => JSON.stringify(line).includes(response.requestId));
+  expect(errors).toHaveLength(1);
+};
+
+const book = { title: 'Nowhere', author: 'Nobody', isbn: 'nowhere-1', publicationYear: 2000 };
+
+describe('DynamoDB unreachable', () => {
+  it('a port nobody listens on: the generic 500 at once, for reads and writes', async () => {
+    const handlers = await container(`http://127.0.0.1:${await freePort()}`);
+    for (const response of [await invoke(handlers.list, 'GET'), await invoke(handlers.create, 'POST', book)]) {
+      expectGeneric500(response);
+      expect(response.ms).toBeLessThan(2_000);
+    }
+    expect(logs.errors()).toHaveLength(2);
+  });
+
+  it('a server that never answers: the generic 500 once the request timeouts and retries are spent', async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket); // accept, read, never answer
+      socket.on('data', () => undefined);
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    try {
+      const handlers = await container(`http://127.0.0.1:${(silent.address() as { port: number }).port}`);
+      const response = await invoke(handlers.list, 'GET');
+      expectGeneric500(response);
+      // It really waited for each attempt's timeout, and no longer than the documented worst case,
+      // which stays below the functions' 10 s timeout.
+      expect(response.ms).toBeGreaterThanOrEqual(CLIENT_LIMITS.maxAttempts * CLIENT_LIMITS.requestTimeout - 100);
+      expect(response.ms).toBeLessThan(DYNAMODB_CALL_WORST_CASE_MS.silentServer + 2_500);
+      expect(sockets.size).toBeGreaterThanOrEqual(CLIENT_LIMITS.maxAttempts);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 20_000);
+});

@@ -1,0 +1,292 @@
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../infra/routes';
+import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authorizer-gateway';
+import { checkBooksTable } from '../../shared/store/invariants';
+import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';
+import { startLocalApi } from '../support/local-api';
+import { contextFor, proxyEventFor } from '../support/proxy-event';
+
+/**
+ * Property-based fuzzing of every route's handler and of the authorizer with the events API Gateway
+ * would build: whatever the body, query, path id or Authorization header, the answer is one the
+ * contract allows (never a 5xx) and nothing is left unhandled.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
+const SEED = Number(process.env.FUZZ_SEED ?? 4_242);
+const params = { numRuns: RUNS, seed: SEED, endOnFailure: true } as const;
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+let api: Awaited<ReturnType<typeof startLocalApi>>;
+const handlers = new Map<string, Handler>();
+let authorize: (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+beforeAll(async () => {
+  api = await startLocalApi(); // tables, environment and the demo user the handlers use
+  const modules = {
+    ListBooks: import('../../functions/books/list'),
+    GetBook: import('../../functions/books/get'),
+    CreateBook: import('../../functions/books/create'),
+    ReplaceBook: import('../../functions/books/replace'),
+    PatchBook: import('../../functions/books/patch'),
+    DeleteBook: import('../../functions/books/delete'),
+  };
+  for (const [name, module] of Object.entries(modules)) handlers.set(name, (await module).handler as Handler);
+  ({ handler: authorize } = await import('../../functions/authorizer/handler'));
+  process.on('unhandledRejection', onUnhandled);
+});
+afterAll(async () => {
+  process.off('unhandledRejection', onUnhandled);
+  expect(unhandled).toEqual([]);
+  expect((await checkBooksTable(api.tables.documentClient, api.tables.names.books)).violations).toEqual([]);
+  await api.close();
+});
+
+// --- arbitraries -------------------------------------------------------------------------------
+
+/** Values that are awkward for a JSON field: wrong types, blanks, huge and tiny numbers, long text. */
+const fieldValue = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', ' ', '\t\n', '\u0000', 'x'.repeat(501), '978-0-13-468599-1'),
+  fc.integer(),
+  fc.integer({ min: 1000, max: 3000 }),
+  fc.double(),
+  fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, -0, 1e308, 5e-324),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+);
+
+const bookLike = fc.record(
+  {
+    title: fieldValue,
+    author: fieldValue,
+    isbn: fc.oneof(
+      fieldValue,
+      fc.uuid().map((u) => u.replace(/-/g, '')),
+    ),
+    publicationYear: fieldValue,
+    id: fieldValue,
+    createdAt: fieldValue,
+  },
+  { requiredKeys: [] },
+);
+
+/** A valid book now and then, so the success paths (and DynamoDB) are fuzzed too. */
+const validBook = fc.record({
+  title: fc.string({ minLength: 1, maxLength: 50 }).filter((s) => s.trim() !== ''),
+  author: fc.string({ minLength: 1, maxLength: 50 }).filter((s) => s.trim() !== ''),
+  isbn: fc.oneof(
+    fc.uuid().map((u) => u.replace(/-/g, '')),
+    fc.constantFrom('fuzz-1', 'FUZZ 1', 'fuzz-2', 'fuzz2'), // collisions, for the 409 paths
+  ),
+  publicationYear: fc.integer({ min: 1000, max: 2100 }),
+});
+
+const deeplyNested = fc.integer({ min: 1, max: 20_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`);
+const hugeNumbers = fc.constantFrom(
+  '{"title":"T","author":"A","isbn":"I","publicationYear":1e400}',
+  '{"title":"T","author":"A","isbn":"I","publicationYear":18446744073709551616}',
+  '{"title":"T","author":"A","isbn":"I","publicationYear":-1e400}',
+  '{"publicationYear":2000.0000000000000001}',
+  `{"publicationYear":${'9'.repeat(5_000)}}`,
+);
+
+const body = fc.oneof(
+  { weight: 4, arbitrary: bookLike.map((b) => JSON.stringify(b)) },
+  { weight: 4, arbitrary: validBook.map((b) => JSON.stringify(b)) },
+  { weight: 2, arbitrary: fc.json() },
+  { weight: 2, arbitrary: fc.string() },
+  { weight: 1, arbitrary: deeplyNested },
+  { weight: 1, arbitrary: hugeNumbers },
+  { weight: 1, arbitrary: fc.constant(`{"title":"${'x'.repeat(70_000)}"}`) },
+  { weight: 1, arbitrary: fc.constant(undefined) },
+);
+
+const contentType = fc.oneof(
+  { weight: 10, arbitrary: fc.constant('application/json') },
+  fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/xml', 'APPLICATION/JSON', ''),
+  fc.string({ maxLength: 30 }),
+  fc.constant(undefined),
+);
+
+/** Path ids: good ones, and everything a path segment can carry that is not one. */
+const pathId = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 100 }).map(String) },
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  fc.constantFrom('0', '-1', '01', '1e3', '1.0', ' 1', '9007199254740991', '9007199254740992', '٣', 'null'),
+  fc.string({ minLength: 1 }),
+);
+
+const query = fc.dictionary(
+  fc.oneof(fc.constantFrom('author', 'year'), fc.string({ maxLength: 10 })),
+  fc.oneof(
+    fc.string(),
+    fc.integer().map(String),
+    fc.constantFrom('1974', '+1974', '1e3', '', '   1974', '99999999999999999'),
+  ),
+  { maxKeys: 4 },
+);
+
+const queryString = (entries: Record<string, string>) => {
+  const search = new URLSearchParams(entries).toString();
+  return search ? `?${search}` : '';
+};
+
+// --- properties --------------------------------------------------------------------------------
+
+const invoke = async (routeName: string, request: Parameters<typeof proxyEventFor>[0]) => {
+  const event = proxyEventFor(request);
+  if (!event) return; // a path the gateway itself answers with 404 (e.g. an id containing "/")
+  const result = await (handlers.get(routeName) as Handler)(event, contextFor(event));
+  expectAllowedResponse(routeName, result);
+  const seen = statuses.get(routeName) ?? new Map<number, number>();
+  seen.set(result.statusCode, (seen.get(result.statusCode) ?? 0) + 1);
+  statuses.set(routeName, seen);
+};
+
+/** Statuses seen per route: the generators must reach the success paths, not only the 400s. */
+const statuses = new Map<string, Map<number, number>>();
+const MUST_SEE: Record<string, number[]> = {
+  ListBooks: [200, 400],
+  GetBook: [200, 400, 404],
+  CreateBook: [201, 400, 409, 413, 415],
+  ReplaceBook: [200, 400, 404, 409, 413, 415],
+  PatchBook: [200, 400, 404, 409, 413, 415],
+  DeleteBook: [204, 400, 404],
+};
+
+const withBody = (headers: Record<string, string>, type: string | undefined) =>
+  type === undefined ? headers : { ...headers, 'Content-Type': type };
+
+describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${SEED})`, () => {
+  it('GET /api/books with any query string', async () => {
+    await fc.assert(
+      fc.asyncProperty(query, async (entries) => {
+        await invoke('ListBooks', { method: 'GET', target: `/api/books${queryString(entries)}` });
+      }),
+      params,
+    );
+  });
+
+  it('POST /api/books with any body and content type', async () => {
+    await fc.assert(
+      fc.asyncProperty(body, contentType, async (payload, type) => {
+        await invoke('CreateBook', {
+          method: 'POST',
+          target: '/api/books',
+          headers: withBody({}, type),
+          body: payload,
+        });
+      }),
+      params,
+    );
+  });
+
+  for (const [route, method] of [
+    ['ReplaceBook', 'PUT'],
+    ['PatchBook', 'PATCH'],
+  ] as const) {
+    it(`${method} /api/books/{id} with any path id, body and content type`, async () => {
+      await fc.assert(
+        fc.asyncProperty(pathId, body, contentType, async (id, payload, type) => {
+          await invoke(route, {
+            method,
+            target: `/api/books/${encodeURIComponent(id)}`,
+            headers: withBody({}, type),
+            body: payload,
+          });
+        }),
+        params,
+      );
+    });
+  }
+
+  for (const [route, method] of [
+    ['GetBook', 'GET'],
+    // Last, so the other routes find books to work on.
+    ['DeleteBook', 'DELETE'],
+  ] as const) {
+    it(`${method} /api/books/{id} with any path id`, async () => {
+      await fc.assert(
+        fc.asyncProperty(pathId, async (id) => {
+          await invoke(route, { method, target: `/api/books/${encodeURIComponent(id)}` });
+        }),
+        params,
+      );
+    });
+  }
+
+  it('the authorizer with any Authorization header: a Deny with a challenge (401), never a throw', async () => {
+    const token68 = fc.string({ unit: fc.constantFrom(...'ABCabc012+/=-._~:'.split('')), maxLength: 60 });
+    const digestParams = fc
+      .dictionary(
+        fc.oneof(
+          fc.constantFrom('username', 'realm', 'nonce', 'uri', 'response', 'qop', 'nc', 'cnonce', 'algorithm'),
+          fc.string({ maxLength: 8 }),
+        ),
+        fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('auth', 'MD5', 'SHA-256', '/api/books', 'demo')),
+        { maxKeys: 9 },
+      )
+      .chain((entries) =>
+        fc
+          .array(fc.boolean(), { minLength: Object.keys(entries).length, maxLength: Object.keys(entries).length })
+          .map((quoted) =>
+            Object.entries(entries)
+              .map(([k, v], i) => (quoted[i] ? `${k}="${v}"` : `${k}=${v}`))
+              .join(', '),
+          ),
+      );
+    const authorization = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      token68.map((t) => `Basic ${t}`),
+      fc.tuple(fc.string(), fc.string()).map(([u, p]) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`),
+      digestParams.map((p) => `Digest ${p}`),
+      fc.constantFrom('Basic', 'Digest', 'Bearer x', 'Digest ,,,', `Digest username="${'x'.repeat(5_000)}"`),
+      fc.constant(undefined),
+    );
+    await fc.assert(
+      fc.asyncProperty(authorization, fc.constantFrom('GET', 'POST'), async (header, method) => {
+        const event = proxyEventFor({
+          method,
+          target: '/api/books',
+          headers: header === undefined ? {} : { Authorization: header },
+        }) as APIGatewayProxyEvent;
+        const authorizerEvent = toAuthorizerEvent(event);
+        const result = await authorize(authorizerEvent);
+        const allowed = isAllowed(result, authorizerEvent.methodArn);
+        // Only the demo user's real credentials may pass; no generated value can hold them.
+        expect(allowed).toBe(false);
+        const denied = accessDenied(result, 'books');
+        expect(denied.statusCode).toBe(401);
+        expect(denied.headers?.['WWW-Authenticate']).toMatch(/^Digest realm="books", qop="auth", /);
+      }),
+      params,
+    );
+  });
+
+  it('reached the success and the error paths of every route', () => {
+    const summary = Object.fromEntries([...statuses].map(([route, seen]) => [route, Object.fromEntries(seen)]));
+    console.log('fuzz statuses per route:', JSON.stringify(summary));
+    for (const [route, expected] of Object.entries(MUST_SEE)) {
+      expect([...(statuses.get(route)?.keys() ?? [])], route).toEqual(expect.arrayContaining(expected));
+    }
+  });
+
+  it('covers every route in the table', () => {
+    expect(Object.keys(ALLOWED_STATUSES).sort()).toEqual(ROUTES.map((r) => r.name).sort());
+    expect([...handlers.keys()].sort()).toEqual(ROUTES.map((r) => r.name).sort());
+  });
+});

@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { NewBook } from '../../shared/books/types';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { checkBooksTable } from '../../shared/store/invariants';
+import { createTestTables } from '../support/dynamodb';
+
+const stamp = '2026-01-01T00:00:00.000Z';
+const book = (isbn: string): NewBook => ({
+  title: 'T',
+  author: 'A',
+  isbn,
+  publicationYear: 2000,
+  createdAt: stamp,
+  updatedAt: stamp,
+});
+
+/** The checker must find each kind of corruption seeded behind the store's back, not only say "clean". */
+describe('books table invariant checker', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  let store: DynamoBookStore;
+  const check = () => checkBooksTable(tables.documentClient, tables.names.books);
+  const put = (Item: Record<string, unknown>) =>
+    tables.documentClient.send(new PutCommand({ TableName: tables.names.books, Item }));
+  const kinds = async () => (await check()).violations.map((v) => v.kind).sort();
+
+  beforeEach(async () => {
+    tables = await createTestTables();
+    store = new DynamoBookStore(tables.documentClient, tables.names.books);
+    for (const isbn of ['978-1', '978-2', '978-3']) await store.create(book(isbn));
+  });
+
+  it('finds nothing wrong in what the store wrote, and counts it', async () => {
+    await store.update(2, (current) => ({ ...current, isbn: '978-22' }));
+    await store.delete(3);
+    expect(await check()).toEqual({ books: 2, claims: 2, lastId: 3, violations: [] });
+  });
+
+  it('finds an orphan claim', async () => {
+    await put({ pk: 'ISBN#9789', sk: 0, bookId: 1 });
+    await put({ pk: 'ISBN#9788', sk: 0, bookId: 77 });
+    expect(await kinds()).toEqual(['orphan-claim', 'orphan-claim']);
+  });
+
+  it('finds a book whose ISBN has no claim', async () => {
+    await tables.documentClient.send(
+      new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'ISBN#9782', sk: 0 } }),
+    );
+    expect(await kinds()).toEqual(['missing-claim']);
+  });
+
+  it('finds a claim pointing at another book', async () => {
+    await put({ pk: 'ISBN#9782', sk: 0, bookId: 1 });
+    expect(await kinds()).toEqual(['foreign-claim', 'orphan-claim']);
+  });
+
+  it('finds a book id above the counter', async () => {
+    await put({ pk: 'BOOK', sk: 10, id: 10, ...book('978-10'), isbnKey: '97810', authorKey: 'a', version: 1 });
+    await put({ pk: 'ISBN#97810', sk: 0, bookId: 10 });
+    expect(await kinds()).toEqual(['id-above-counter']);
+  });
+
+  it('finds two books sharing a normalised ISBN', async () => {
+    await tables.documentClient.send(
+      new UpdateCommand({
+        TableName: tables.names.books,
+        Key: { pk: 'BOOK', sk: 3 },
+        UpdateExpression: 'SET isbn = :isbn, isbnKey = :key',
+        ExpressionAttributeValues: { ':isbn': '978 1', ':key': '9781' },
+      }),
+    );
+    expect(await kinds()).toEqual(['duplicate-isbn', 'foreign-claim', 'orphan-claim']);
+  });
+
+  it('finds an item whose id disagrees with its key, and a missing counter', async () => {
+    await put({ pk: 'BOOK', sk: 2, id: 5, ...book('978-2'), isbnKey: '9782', authorKey: 'a', version: 1 });
+    await tables.documentClient.send(
+      new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'COUNTER', sk: 0 } }),
+    );
+    expect(await kinds()).toEqual(['id-mismatch', 'missing-counter', 'orphan-claim']);
+  });
+});
+
+describe('npm run check:data', () => {
+  const run = (args: string[]) =>
+    promisify(execFile)('npx', ['tsx', 'tools/check-data.ts', ...args], { env: { ...process.env } }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout }),
+    );
+
+  it('exits 0 on a clean table and 1 with each violation printed on a corrupt one', async () => {
+    const tables = await createTestTables();
+    const target = ['--endpoint', tables.endpoint, '--table', tables.names.books];
+    await new DynamoBookStore(tables.documentClient, tables.names.books).create(book('cli-1'));
+    const clean = await run(target);
+    expect(clean).toEqual({
+      code: 0,
+      stdout: expect.stringContaining('1 books, 1 ISBN claims, last id 1: no violations'),
+    });
+
+    await tables.documentClient.send(
+      new PutCommand({ TableName: tables.names.books, Item: { pk: 'ISBN#GHOST', sk: 0, bookId: 9 } }),
+    );
+    const corrupt = await run(target);
+    expect(corrupt.code).toBe(1);
+    expect(corrupt.stdout).toContain('orphan-claim: Claim on ISBN GHOST points at book 9');
+    expect(corrupt.stdout).toContain('1 violation(s)');
+  }, 60_000);
+
+  it('explains itself with --help and refuses --aws without --table', async () => {
+    expect((await run(['--help'])).stdout).toContain('Usage: npm run check:data');
+    expect((await run(['--aws'])).code).toBe(2);
+  }, 60_000);
+});

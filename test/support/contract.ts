@@ -1,0 +1,64 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { expect } from 'vitest';
+
+/**
+ * What the spec and DESIGN.md allow each route to answer, status by status, with the body shape each
+ * status must have. Anything else (a 5xx above all) is a contract violation.
+ */
+export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
+  ListBooks: [200, 400],
+  GetBook: [200, 400, 404],
+  CreateBook: [201, 400, 409, 413, 415],
+  ReplaceBook: [200, 400, 404, 409, 413, 415],
+  PatchBook: [200, 400, 404, 409, 413, 415],
+  DeleteBook: [204, 400, 404],
+};
+
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+const expectBook = (book: unknown) =>
+  expect(book).toEqual({
+    id: expect.any(Number),
+    title: expect.any(String),
+    author: expect.any(String),
+    isbn: expect.any(String),
+    publicationYear: expect.any(Number),
+    createdAt: expect.stringMatching(ISO_MS),
+    updatedAt: expect.stringMatching(ISO_MS),
+  });
+
+/** Fails the test unless `result` is an answer the contract allows for `route`. */
+export const expectAllowedResponse = (route: string, result: APIGatewayProxyResult) => {
+  expect(ALLOWED_STATUSES[route], `status ${result.statusCode} of ${route}: ${result.body}`).toContain(
+    result.statusCode,
+  );
+  const body = result.body ? JSON.parse(result.body) : undefined;
+  switch (result.statusCode) {
+    case 200:
+      if (route === 'ListBooks') {
+        expect(Array.isArray(body)).toBe(true);
+        for (const book of body) expectBook(book);
+      } else expectBook(body);
+      break;
+    case 201:
+      expectBook(body);
+      expect(result.headers?.Location).toMatch(new RegExp(`/api/books/${body.id}$`));
+      break;
+    case 204:
+    case 404:
+    case 409:
+      expect(result.body).toBe('');
+      break;
+    case 400:
+      expect(body).toEqual({ timestamp: expect.stringMatching(ISO_MS), status: 400, errors: expect.any(Object) });
+      expect(Object.keys(body.errors).length).toBeGreaterThan(0);
+      for (const message of Object.values(body.errors)) expect(message).toEqual(expect.any(String));
+      break;
+    default:
+      expect(body).toEqual({
+        timestamp: expect.stringMatching(ISO_MS),
+        status: result.statusCode,
+        message: expect.any(String),
+      });
+  }
+};

@@ -1,0 +1,92 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
+import { endpointFile } from '../local/endpoint-file';
+import { DEFAULT_TABLE_NAMES } from '../local/tables';
+import { createDocumentClient } from '../shared/store/dynamodb-client';
+import { checkBooksTable } from '../shared/store/invariants';
+
+const HELP = `Usage: npm run check:data -- [options]
+
+Checks the books table's invariants: every book's normalised ISBN is claimed by exactly one claim
+item that points back to it, no orphan claims, no shared ISBNs, ids unique and not above the id
+counter. Prints every violation; exits 1 when there is any, 2 on a usage error.
+
+Options:
+  --table <name>      books table (default: BOOKS_TABLE_NAME or "${DEFAULT_TABLE_NAMES.books}"; required with --aws)
+  --endpoint <url>    a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else the running npm start's
+                      database in DATA_DIR, else DATA_DIR opened by this command)
+  --aws               check the deployed table in AWS (credentials from the usual AWS settings)
+  --region <region>   AWS region with --aws
+  --json              print the report as JSON
+  -h, --help          this text
+
+Examples:
+  npm run check:data
+  npm run check:data -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
+`;
+
+class UsageError extends Error {}
+
+const main = async () => {
+  const { values } = parseArgs({
+    options: {
+      table: { type: 'string' },
+      endpoint: { type: 'string' },
+      aws: { type: 'boolean', default: false },
+      region: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const table = values.table ?? (values.aws ? undefined : (process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books));
+  if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
+  if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
+
+  let database: DynamoDbLocal | undefined;
+  let client: DynamoDBDocumentClient;
+  let where: string;
+  if (values.aws) {
+    client = DynamoDBDocumentClient.from(new DynamoDBClient(values.region ? { region: values.region } : {}));
+    where = `AWS${values.region ? ` ${values.region}` : ''}`;
+  } else {
+    let endpoint = values.endpoint ?? process.env.DYNAMODB_ENDPOINT;
+    const dataDir = process.env.DATA_DIR || '.data';
+    if (!endpoint && existsSync(endpointFile(dataDir))) endpoint = readFileSync(endpointFile(dataDir), 'utf8').trim();
+    if (!endpoint) {
+      console.error(`npm start is not running; opening ${dataDir} ...`);
+      database = await startDynamoDbLocal({ dataDir });
+      endpoint = database.endpoint;
+    }
+    client = createDocumentClient(endpoint);
+    where = endpoint;
+  }
+
+  try {
+    console.error(`Checking table "${table}" at ${where} ...`);
+    const report = await checkBooksTable(client, table);
+    if (values.json) console.log(JSON.stringify(report, null, 2));
+    else {
+      for (const violation of report.violations) console.log(`${violation.kind}: ${violation.message}`);
+      console.log(
+        `${report.books} books, ${report.claims} ISBN claims, last id ${report.lastId}: ` +
+          (report.violations.length === 0 ? 'no violations' : `${report.violations.length} violation(s)`),
+      );
+    }
+    if (report.violations.length > 0) process.exitCode = 1;
+  } finally {
+    await database?.stop();
+  }
+};
+
+main().catch((error: Error) => {
+  console.error(`error: ${error.name === 'ResourceNotFoundException' ? 'no such table' : error.message}`);
+  if (error instanceof UsageError) console.error('Run `npm run check:data -- --help` for usage.');
+  process.exit(error instanceof UsageError ? 2 : 1);
+});
