@@ -12,5 +12,6 @@ export const handler = httpHandler(async (event) => {
   document ??= buildOpenApiDocument({ publicReads: process.env.PUBLIC_READS === 'true' });
   const url = requestUrl(event);
   const serverUrl = url.endsWith(DOCUMENT_PATH) ? url.slice(0, -DOCUMENT_PATH.length) : undefined;
-  return ok(serverUrl ? { ...document, servers: [{ url: serverUrl }] } : document);
+  // A client-chosen Host header must not turn `servers` into something that is not a URL.
+  return ok(serverUrl && URL.canParse(serverUrl) ? { ...document, servers: [{ url: serverUrl }] } : document);
 });

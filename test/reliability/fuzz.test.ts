@@ -39,6 +39,7 @@ beforeAll(async () => {
     ReplaceBook: import('../../functions/books/replace'),
     PatchBook: import('../../functions/books/patch'),
     DeleteBook: import('../../functions/books/delete'),
+    GetOpenApi: import('../../functions/openapi/handler'),
   };
   for (const [name, module] of Object.entries(modules)) handlers.set(name, (await module).handler as Handler);
   ({ handler: authorize } = await import('../../functions/authorizer/handler'));
@@ -165,6 +166,7 @@ const MUST_SEE: Record<string, number[]> = {
   ReplaceBook: [200, 400, 404, 409, 413, 415],
   PatchBook: [200, 400, 404, 409, 413, 415],
   DeleteBook: [204, 400, 404],
+  GetOpenApi: [200],
 };
 
 const withBody = (headers: Record<string, string>, type: string | undefined) =>
@@ -227,6 +229,20 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
       );
     });
   }
+
+  it('GET /api/openapi.json with any query string and Host header', async () => {
+    const host = fc.oneof(fc.constant('127.0.0.1:3000'), fc.domain(), fc.string({ maxLength: 40 }));
+    await fc.assert(
+      fc.asyncProperty(query, host, async (entries, hostHeader) => {
+        await invoke('GetOpenApi', {
+          method: 'GET',
+          target: `/api/openapi.json${queryString(entries)}`,
+          headers: { host: hostHeader },
+        });
+      }),
+      params,
+    );
+  });
 
   it('the authorizer with any Authorization header: a Deny with a challenge (401), never a throw', async () => {
     const token68 = fc.string({ unit: fc.constantFrom(...'ABCabc012+/=-._~:'.split('')), maxLength: 60 });

@@ -12,6 +12,7 @@ export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
   ReplaceBook: [200, 400, 404, 409, 413, 415],
   PatchBook: [200, 400, 404, 409, 413, 415],
   DeleteBook: [204, 400, 404],
+  GetOpenApi: [200],
 };
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -35,7 +36,10 @@ export const expectAllowedResponse = (route: string, result: APIGatewayProxyResu
   const body = result.body ? JSON.parse(result.body) : undefined;
   switch (result.statusCode) {
     case 200:
-      if (route === 'ListBooks') {
+      if (route === 'GetOpenApi') {
+        expect(body).toMatchObject({ openapi: '3.1.0', paths: expect.any(Object) });
+        for (const server of body.servers ?? []) expect(() => new URL(server.url)).not.toThrow();
+      } else if (route === 'ListBooks') {
         expect(Array.isArray(body)).toBe(true);
         for (const book of body) expectBook(book);
       } else expectBook(body);
