@@ -6,7 +6,6 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 import { AUTHORIZER, ROUTES, requiresAuth } from './routes';
@@ -134,18 +133,13 @@ export class BookLibraryStack extends Stack {
    * API Gateway would answer a request without Authorization itself, with no challenge.
    */
   private authorizer(realm: string) {
-    const nonceSecret = new secretsmanager.Secret(this, 'NonceSecret', {
-      description: 'HMAC key for Digest nonces',
-      generateSecretString: { passwordLength: 48, excludePunctuation: true },
-    });
     const fn = this.routeFunction(AUTHORIZER.name, AUTHORIZER.entry, {
       AUTH_TABLE_NAME: this.authTable.tableName,
       AUTH_REALM: realm,
-      NONCE_SECRET_ARN: nonceSecret.secretArn,
       NONCE_LIFETIME_SECONDS: '300',
     });
+    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/authenticator.ts).
     this.authTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem');
-    nonceSecret.grantRead(fn);
     const authorizer = new apigateway.RequestAuthorizer(this, 'BasicDigestAuthorizer', {
       handler: fn,
       identitySources: [],

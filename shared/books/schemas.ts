@@ -1,13 +1,15 @@
 import * as v from 'valibot';
+import { decodeCursor } from './cursor';
 import { ValidationError } from './errors';
-import type { BookFilter, BookInput, BookPatch, FieldErrors } from './types';
+import { DEFAULT_PAGE_LIMIT, MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
+import type { BookFilter, BookInput, BookListQuery, BookPatch, FieldErrors } from './types';
+
+export { MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 300;
 export const MAX_ISBN_LENGTH = 32;
 export const MIN_PUBLICATION_YEAR = 1000;
-/** Ids are 64-bit in the contract but kept JSON-safe, so no client ever loses precision. */
-export const MAX_BOOK_ID = Number.MAX_SAFE_INTEGER;
 
 const BODY_MESSAGE = 'Request body must be a JSON object';
 
@@ -72,7 +74,42 @@ export const BookPatchSchema = v.object(
 
 const BookIdSchema = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/), v.transform(Number), v.maxValue(MAX_BOOK_ID));
 
-const YearSchema = v.pipe(v.string(), v.regex(/^[+-]?[0-9]{1,16}$/), v.transform(Number));
+const YEAR_MESSAGE = 'Year must be an integer';
+const LIMIT_MESSAGE = `Limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`;
+const CURSOR_MESSAGE = 'Cursor is not valid';
+
+/**
+ * GET /api/books's query parameters; unknown ones are dropped. `limit` and `cursor` are optional:
+ * without both, the response is the contract's full array.
+ */
+export const BookListQuerySchema = v.object({
+  author: v.optional(v.string()),
+  year: v.optional(
+    v.pipe(
+      v.string(YEAR_MESSAGE),
+      v.regex(/^[+-]?[0-9]{1,16}$/, YEAR_MESSAGE),
+      v.transform(Number),
+      v.safeInteger(YEAR_MESSAGE),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.string(LIMIT_MESSAGE),
+      v.regex(/^[0-9]{1,4}$/, LIMIT_MESSAGE),
+      v.transform(Number),
+      v.minValue(1, LIMIT_MESSAGE),
+      v.maxValue(MAX_PAGE_LIMIT, LIMIT_MESSAGE),
+    ),
+  ),
+  cursor: v.optional(
+    v.pipe(
+      v.string(CURSOR_MESSAGE),
+      v.transform(decodeCursor),
+      v.number(CURSOR_MESSAGE),
+      v.description('Opaque: the `next` link of the previous page carries it'),
+    ),
+  ),
+});
 
 /** First message per field, in the shape of the 400 body's `errors`. */
 const toFieldErrors = (issues: readonly v.BaseIssue<unknown>[]): FieldErrors => {
@@ -112,18 +149,16 @@ export const parseBookId = (raw: string | undefined): number => {
   return result.output;
 };
 
-/** Query parameters of the list; unknown ones are ignored. */
-export const parseBookFilter = (query: Record<string, string | undefined> | null): BookFilter => {
+/** Query parameters of the list: the filter, and a page when `limit` or `cursor` asks for one. */
+export const parseBookQuery = (query: Record<string, string | undefined> | null): BookListQuery => {
+  const { author, year, limit, cursor } = parseOrThrow(BookListQuerySchema, query ?? {});
   const filter: BookFilter = {};
-  const author = query?.author;
   if (author !== undefined) filter.author = author;
-  const year = query?.year;
-  if (year !== undefined) {
-    const result = v.safeParse(YearSchema, year);
-    if (!result.success || !Number.isSafeInteger(result.output)) {
-      throw new ValidationError({ year: 'Year must be an integer' });
-    }
-    filter.year = result.output;
-  }
-  return filter;
+  if (year !== undefined) filter.year = year;
+  if (limit === undefined && cursor === undefined) return { filter };
+  return { filter, page: { limit: limit ?? DEFAULT_PAGE_LIMIT, ...(cursor !== undefined && { after: cursor }) } };
 };
+
+/** The filter alone (unknown parameters, and the page parameters, are ignored). */
+export const parseBookFilter = (query: Record<string, string | undefined> | null): BookFilter =>
+  parseBookQuery(query).filter;
