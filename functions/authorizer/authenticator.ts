@@ -16,9 +16,12 @@ let authenticator: Promise<Authenticator> | undefined;
  * authorizer opens anyway, where Secrets Manager took a second SDK client (29 KB, about 8% of the
  * bundle) and a second TLS handshake on every cold start.
  */
+/** The auth-table item name of the nonce HMAC key. */
+export const NONCE_KEY_NAME = 'nonce-hmac-key';
+
 const nonceSecret = async (client: DynamoDBDocumentClient, tableName: string): Promise<Buffer> => {
   if (process.env.NONCE_SECRET) return Buffer.from(process.env.NONCE_SECRET, 'utf8');
-  const secret = await new DynamoSecretStore(client, tableName).getOrCreate('nonce-hmac-key', () =>
+  const secret = await new DynamoSecretStore(client, tableName).getOrCreate(NONCE_KEY_NAME, () =>
     randomBytes(32).toString('base64'),
   );
   return Buffer.from(secret, 'utf8');

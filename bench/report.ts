@@ -1,0 +1,263 @@
+import {
+  ASSUMED_DYNAMODB_CALL_MS,
+  bestMemoryMb,
+  durationMs,
+  dynamoCostPerMillion,
+  lambdaCostPerMillion,
+  MEMORY_OPTIONS_MB,
+  PRICES,
+  PRICES_AS_OF,
+} from './cost';
+import type { CallSummary } from './dynamodb-meter';
+import type { LatencyResult } from './latency';
+import type { ScalingRow } from './scaling';
+
+/** The goal of the performance issue: every function within this factor of the floor. */
+export const GOAL_RATIO = 1.15;
+
+export interface SizeRow {
+  name: string;
+  bytes: number;
+  importMs: number;
+  /** Largest additions over the floor: [package, bytes]. */
+  extras: [string, number][];
+}
+
+export interface AlternativeRow {
+  label: string;
+  bytes: number;
+  importMs: number;
+  decision: string;
+}
+
+export interface RouteRow {
+  function: string;
+  label: string;
+  calls: CallSummary;
+  why: string;
+  latency?: LatencyResult;
+}
+
+export interface BenchResults {
+  date: string;
+  environment: string;
+  importRuns: number;
+  requests: number;
+  floor: SizeRow;
+  functions: SizeRow[];
+  alternatives: AlternativeRow[];
+  routes: RouteRow[];
+  /** The authorizer's extra calls on the first request of a container (nonce key). */
+  coldAuthorizer?: CallSummary;
+  scaling: ScalingRow[];
+  stackMemoryMb: number;
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+const ms = (value: number) => value.toFixed(2);
+const ratio = (value: number, base: number) => `${(value / base).toFixed(3)}×`;
+const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+const dollars = (value: number) => `$${value.toFixed(2)}`;
+const table = (header: string[], rows: string[][]) =>
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => ' --- ').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+
+/** Functions over the goal, in size or import time. */
+export const overGoal = (results: BenchResults): string[] =>
+  results.functions
+    .filter((f) => f.bytes > results.floor.bytes * GOAL_RATIO || f.importMs > results.floor.importMs * GOAL_RATIO)
+    .map((f) => f.name);
+
+const sizeSection = (r: BenchResults) => {
+  const over = overGoal(r);
+  const rows = [r.floor, ...r.functions].map((f) => [
+    f.name === r.floor.name ? `**${f.name}**` : f.name,
+    kb(f.bytes),
+    ratio(f.bytes, r.floor.bytes),
+    ms(f.importMs),
+    ratio(f.importMs, r.floor.importMs),
+    f.extras.map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ') || '—',
+  ]);
+  return [
+    '### Bundle size and import time, against the floor',
+    '',
+    `Floor: one DocumentClient \`GetCommand\` handler (\`bench/floor.ts\`), built with the stack's own \`BUNDLING\`. Import: median of ${r.importRuns} interleaved fresh \`node\` processes, \`await import()\` of the bundle including module init.`,
+    '',
+    table(
+      ['function', 'bundle KB', 'size × floor', 'import ms', 'import × floor', 'largest additions over the floor (KB)'],
+      rows,
+    ),
+    '',
+    over.length === 0
+      ? `Goal (every function ≤ ${GOAL_RATIO}× the floor in size and import time): **met**.`
+      : `Goal (every function ≤ ${GOAL_RATIO}× the floor in size and import time): **not met** by ${over.join(', ')}.`,
+  ].join('\n');
+};
+
+const alternativesSection = (r: BenchResults) =>
+  [
+    '### Dependencies that cost, and their alternatives',
+    '',
+    table(
+      ['variant', 'bundle KB', 'size × floor', 'import ms', 'import × floor', 'decision'],
+      r.alternatives.map((a) => [
+        a.label,
+        kb(a.bytes),
+        ratio(a.bytes, r.floor.bytes),
+        ms(a.importMs),
+        ratio(a.importMs, r.floor.importMs),
+        a.decision,
+      ]),
+    ),
+  ].join('\n');
+
+const latencySection = (r: BenchResults) =>
+  [
+    `### Warm latency through the handler vs the raw SDK calls it wraps (DynamoDB Local, ${r.requests} requests)`,
+    '',
+    table(
+      ['function', 'request', 'p50 ms', 'p99 ms', 'raw SDK p50', 'raw SDK p99', 'p50 × raw', 'CPU ms/request'],
+      r.routes
+        .filter((row) => row.latency)
+        .map((row) => {
+          const l = row.latency as LatencyResult;
+          return [
+            row.function,
+            row.label,
+            ms(l.p50),
+            ms(l.p99),
+            ms(l.rawP50),
+            ms(l.rawP99),
+            ratio(l.p50, l.rawP50),
+            ms(l.cpuMs),
+          ];
+        }),
+    ),
+  ].join('\n');
+
+const callsSection = (r: BenchResults) =>
+  [
+    '### DynamoDB round trips and consumed capacity per request',
+    '',
+    'Counted on the wire by a metering proxy in front of DynamoDB Local, which adds `ReturnConsumedCapacity: TOTAL` to every call of the shipped bundle.',
+    '',
+    table(
+      ['function', 'request', 'calls', 'operations', 'read units', 'write units', 'why this is the minimum'],
+      r.routes.map((row) => [
+        row.function,
+        row.label,
+        String(row.calls.roundTrips),
+        row.calls.operations,
+        units(row.calls.reads),
+        units(row.calls.writes),
+        row.why,
+      ]),
+    ),
+    ...(r.coldAuthorizer
+      ? [
+          '',
+          `First request of an authorizer container: + ${r.coldAuthorizer.operations} (${units(r.coldAuthorizer.reads)} read units) to load the nonce key, once per container.`,
+        ]
+      : []),
+  ].join('\n');
+
+const scalingSection = (r: BenchResults) => {
+  const sizes = [...new Set(r.scaling.map((row) => row.size))];
+  const labels = [...new Set(r.scaling.map((row) => row.label))];
+  const cell = (label: string, size: number) => {
+    const row = r.scaling.find((x) => x.label === label && x.size === size);
+    if (!row) return '—';
+    const outcome = row.status === 200 ? `${row.books} books` : `**${row.status}**`;
+    return `${outcome}, ${row.roundTrips} calls, ${units(row.capacity)} RCU`;
+  };
+  return [
+    '### List capacity against table size (fixed number of matches)',
+    '',
+    table(
+      ['query', ...sizes.map((s) => `${s.toLocaleString('en')} books`)],
+      labels.map((label) => [label, ...sizes.map((size) => cell(label, size))]),
+    ),
+    '',
+    'Filtered queries read only their matches, whatever the table size; the unfiltered list reads the whole table and, once the array would pass 6 MB, stops reading and answers 422 pointing to `limit`/`cursor`.',
+  ].join('\n');
+};
+
+const costSection = (r: BenchResults) => {
+  const authorizer = r.routes.find((row) => row.function === 'Authorizer');
+  const authCpu = authorizer?.latency?.cpuMs ?? 0;
+  const rows = r.routes
+    .filter((row) => row.latency && row.function !== 'Authorizer')
+    .map((row) => {
+      const cpu = (row.latency as LatencyResult).cpuMs;
+      const best = bestMemoryMb(cpu, row.calls.roundTrips);
+      const at = (m: number) => durationMs(cpu, row.calls.roundTrips, m);
+      const lambda = lambdaCostPerMillion(at(r.stackMemoryMb), r.stackMemoryMb);
+      // Every protected request also runs the authorizer (no result cache): Digest reads the user and writes the nonce.
+      const auth =
+        lambdaCostPerMillion(durationMs(authCpu, 2, r.stackMemoryMb), r.stackMemoryMb) + dynamoCostPerMillion(0.5, 1);
+      const dynamo = dynamoCostPerMillion(row.calls.reads, row.calls.writes);
+      return [
+        row.function,
+        row.label,
+        MEMORY_OPTIONS_MB.map((m) => `${m}: ${at(m).toFixed(1)}`).join(' · '),
+        `${best} MB`,
+        dollars(lambda),
+        dollars(dynamo),
+        dollars(auth),
+        dollars(PRICES.restApiPerMillion),
+        `**${dollars(lambda + dynamo + auth + PRICES.restApiPerMillion)}**`,
+      ];
+    });
+  return [
+    '### Memory and cost per million requests (derived)',
+    '',
+    `Duration at each memory size is derived, not measured on Lambda: the CPU time per request measured above (x86 here; Graviton is comparable per core) stretched by the CPU share Lambda gives (full vCPU at 1,769 MB), plus an **assumed** ${ASSUMED_DYNAMODB_CALL_MS} ms per DynamoDB call in-region. Cost × duration is lowest at M = CPU·1769 / wait (see \`bench/cost.ts\`). The stack uses arm64 (20% cheaper per GB-s than x86) at ${r.stackMemoryMb} MB. Prices: us-east-1 on-demand as of ${PRICES_AS_OF}: Lambda arm64 $${PRICES.lambdaArmGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests; DynamoDB $${PRICES.dynamoPerMillionReads}/M read units, $${PRICES.dynamoPerMillionWrites}/M write units; REST API $${PRICES.restApiPerMillion}/M. Costs below are at ${r.stackMemoryMb} MB, with a Digest authorizer call per request; data transfer, logs and storage excluded.`,
+    '',
+    table(
+      [
+        'function',
+        'request',
+        'warm ms by memory (MB: ms)',
+        'best cost × duration',
+        'Lambda',
+        'DynamoDB',
+        'authorizer',
+        'API Gateway',
+        'total / 1M',
+      ],
+      rows,
+    ),
+  ].join('\n');
+};
+
+export const renderReport = (r: BenchResults): string =>
+  [
+    `_Measured ${r.date} on ${r.environment}. Regenerate with \`npm run bench\`._`,
+    '',
+    sizeSection(r),
+    '',
+    alternativesSection(r),
+    '',
+    latencySection(r),
+    '',
+    callsSection(r),
+    '',
+    scalingSection(r),
+    '',
+    costSection(r),
+    '',
+  ].join('\n');
+
+export const README_START = '<!-- bench:start -->';
+export const README_END = '<!-- bench:end -->';
+
+/** The README with its generated benchmark block replaced; unchanged when the markers are missing. */
+export const withBenchBlock = (readme: string, report: string): string => {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start) return readme;
+  return `${readme.slice(0, start + README_START.length)}\n${report}\n${readme.slice(end)}`;
+};
