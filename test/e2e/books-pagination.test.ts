@@ -21,7 +21,7 @@ beforeAll(async () => {
       }),
     });
     expect(response.status).toBe(201);
-    created.push(await response.json());
+    created.push((await response.json()) as (typeof created)[number]);
   }
 }, 60_000);
 afterAll(() => api.close());
@@ -84,10 +84,12 @@ describe('GET /api/books with limit and cursor', () => {
   it('answers a malformed cursor or limit with 400 and the field', async () => {
     const badCursor = await get('/api/books?limit=5&cursor=nonsense');
     expect(badCursor.status).toBe(400);
-    expect((await badCursor.json()).errors).toEqual({ cursor: 'Cursor is not valid' });
+    expect(((await badCursor.json()) as { errors: unknown }).errors).toEqual({ cursor: 'Cursor is not valid' });
     const badLimit = await get('/api/books?limit=5000');
     expect(badLimit.status).toBe(400);
-    expect((await badLimit.json()).errors).toEqual({ limit: 'Limit must be an integer from 1 to 1000' });
+    expect(((await badLimit.json()) as { errors: unknown }).errors).toEqual({
+      limit: 'Limit must be an integer from 1 to 1000',
+    });
   });
 });
 
