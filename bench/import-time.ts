@@ -1,12 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 
-/** What a fresh Lambda runtime does at init: a new process, then `await import()` of the bundle, module init included. */
+/**
+ * What a fresh Lambda runtime does at init: a new process, then `await import()` of the bundle,
+ * module init included. Reports wall time and this process's CPU time over the import.
+ */
 const PROBE = `
 const url = process.argv[1];
+const cpu = process.cpuUsage();
 const start = performance.now();
 await import(url);
-process.stdout.write(String(performance.now() - start));
+const wall = performance.now() - start;
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify([wall, (used.user + used.system) / 1000]));
 `;
 
 /** The environment a function's module scope may read; nothing is called over the network at import. */
@@ -19,14 +25,25 @@ const IMPORT_ENV = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-export const importOnce = (file: string): number => {
+export interface ImportTime {
+  wallMs: number;
+  cpuMs: number;
+}
+
+export const importOnce = (file: string): ImportTime => {
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE, pathToFileURL(file).href], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, ...IMPORT_ENV },
   });
-  const ms = Number(run.stdout);
-  if (run.status !== 0 || !Number.isFinite(ms)) throw new Error(`importing ${file} failed: ${run.stderr}`);
-  return ms;
+  let measured: unknown;
+  try {
+    measured = JSON.parse(run.stdout);
+  } catch {
+    measured = undefined;
+  }
+  if (run.status !== 0 || !Array.isArray(measured)) throw new Error(`importing ${file} failed: ${run.stderr}`);
+  const [wallMs, cpuMs] = measured as [number, number];
+  return { wallMs, cpuMs };
 };
 
 export const median = (values: number[]): number => {
@@ -37,14 +54,16 @@ export const median = (values: number[]): number => {
 
 /**
  * Median import time per file over `runs` rounds. Rounds are interleaved (every file once per
- * round, in a rotating order), so drift in machine load hits every bundle alike.
+ * round, in a rotating order), so drift in machine load hits every bundle alike. Both medians are
+ * kept: wall time is what a cold start waits; CPU time is the import's own work, which on a shared
+ * machine varies far less than wall time, because waiting for a core is not counted.
  */
 export const measureImportTimes = (
   files: string[],
   runs: number,
   onRound?: (round: number) => void,
-): Map<string, number> => {
-  const samples = new Map(files.map((file) => [file, [] as number[]]));
+): Map<string, ImportTime> => {
+  const samples = new Map(files.map((file) => [file, [] as ImportTime[]]));
   for (let round = 0; round < runs; round++) {
     for (let i = 0; i < files.length; i++) {
       const file = files[(i + round) % files.length] as string;
@@ -52,5 +71,10 @@ export const measureImportTimes = (
     }
     onRound?.(round + 1);
   }
-  return new Map([...samples].map(([file, values]) => [file, median(values)]));
+  return new Map(
+    [...samples].map(([file, values]) => [
+      file,
+      { wallMs: median(values.map((v) => v.wallMs)), cpuMs: median(values.map((v) => v.cpuMs)) },
+    ]),
+  );
 };

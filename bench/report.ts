@@ -18,7 +18,10 @@ export const GOAL_RATIO = 1.15;
 export interface SizeRow {
   name: string;
   bytes: number;
+  /** Median CPU time of a fresh-process import (the goal's measure). */
   importMs: number;
+  /** Median wall time of the same imports. */
+  importWallMs: number;
   /** Largest additions over the floor: [package, bytes]. */
   extras: [string, number][];
 }
@@ -27,6 +30,7 @@ export interface AlternativeRow {
   label: string;
   bytes: number;
   importMs: number;
+  importWallMs: number;
   decision: string;
 }
 
@@ -79,6 +83,7 @@ const sizeSection = (r: BenchResults) => {
     ratio(f.bytes, r.floor.bytes),
     ms(f.importMs),
     ratio(f.importMs, r.floor.importMs),
+    `${ms(f.importWallMs)} (${ratio(f.importWallMs, r.floor.importWallMs)})`,
     f.extras.map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ') || '—',
   ]);
   return [
@@ -102,7 +107,7 @@ const alternativesSection = (r: BenchResults) =>
     '### Dependencies that cost, and their alternatives',
     '',
     table(
-      ['variant', 'bundle KB', 'size × floor', 'import ms', 'import × floor', 'decision'],
+      ['variant', 'bundle KB', 'size × floor', 'import CPU ms', 'import × floor', 'decision'],
       r.alternatives.map((a) => [
         a.label,
         kb(a.bytes),
@@ -186,42 +191,49 @@ const scalingSection = (r: BenchResults) => {
 };
 
 const costSection = (r: BenchResults) => {
-  const authorizer = r.routes.find((row) => row.function === 'Authorizer');
+  const authorizer = r.routes.find((row) => row.function === 'Authorizer' && row.latency);
+  const digest = r.routes.find((row) => row.function === 'Authorizer' && row.label.startsWith('Digest'));
   const authCpu = authorizer?.latency?.cpuMs ?? 0;
+  // Every protected request also runs the authorizer (no result cache); with Digest it reads the user and spends the nonce.
+  const authCalls = digest?.calls ?? { roundTrips: 2, reads: 0.5, writes: 1 };
+  const perRequestAuth =
+    lambdaCostPerMillion(durationMs(authCpu, authCalls.roundTrips, r.stackMemoryMb), r.stackMemoryMb) +
+    dynamoCostPerMillion(authCalls.reads, authCalls.writes);
   const rows = r.routes
-    .filter((row) => row.latency && row.function !== 'Authorizer')
+    .filter((row) => row.latency)
     .map((row) => {
+      const isAuthorizer = row.function === 'Authorizer';
+      const calls = isAuthorizer ? authCalls : row.calls;
       const cpu = (row.latency as LatencyResult).cpuMs;
-      const best = bestMemoryMb(cpu, row.calls.roundTrips);
-      const at = (m: number) => durationMs(cpu, row.calls.roundTrips, m);
+      const at = (m: number) => durationMs(cpu, calls.roundTrips, m);
+      const best = bestMemoryMb(cpu, calls.roundTrips);
+      const product = (m: number) => m * at(m) ** 2;
       const lambda = lambdaCostPerMillion(at(r.stackMemoryMb), r.stackMemoryMb);
-      // Every protected request also runs the authorizer (no result cache): Digest reads the user and writes the nonce.
-      const auth =
-        lambdaCostPerMillion(durationMs(authCpu, 2, r.stackMemoryMb), r.stackMemoryMb) + dynamoCostPerMillion(0.5, 1);
-      const dynamo = dynamoCostPerMillion(row.calls.reads, row.calls.writes);
+      const dynamo = dynamoCostPerMillion(calls.reads, calls.writes);
+      const total = isAuthorizer ? lambda + dynamo : lambda + dynamo + perRequestAuth + PRICES.restApiPerMillion;
       return [
         row.function,
-        row.label,
+        isAuthorizer ? 'Digest answer (runs before every protected request)' : row.label,
         MEMORY_OPTIONS_MB.map((m) => `${m}: ${at(m).toFixed(1)}`).join(' · '),
-        `${best} MB`,
+        `${best} MB (${r.stackMemoryMb} MB: +${((product(r.stackMemoryMb) / product(best) - 1) * 100).toFixed(0)}%)`,
         dollars(lambda),
         dollars(dynamo),
-        dollars(auth),
-        dollars(PRICES.restApiPerMillion),
-        `**${dollars(lambda + dynamo + auth + PRICES.restApiPerMillion)}**`,
+        isAuthorizer ? '—' : dollars(perRequestAuth),
+        isAuthorizer ? '—' : dollars(PRICES.restApiPerMillion),
+        `**${dollars(total)}**`,
       ];
     });
   return [
     '### Memory and cost per million requests (derived)',
     '',
-    `Duration at each memory size is derived, not measured on Lambda: the CPU time per request measured above (x86 here; Graviton is comparable per core) stretched by the CPU share Lambda gives (full vCPU at 1,769 MB), plus an **assumed** ${ASSUMED_DYNAMODB_CALL_MS} ms per DynamoDB call in-region. Cost × duration is lowest at M = CPU·1769 / wait (see \`bench/cost.ts\`). The stack uses arm64 (20% cheaper per GB-s than x86) at ${r.stackMemoryMb} MB. Prices: us-east-1 on-demand as of ${PRICES_AS_OF}: Lambda arm64 $${PRICES.lambdaArmGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests; DynamoDB $${PRICES.dynamoPerMillionReads}/M read units, $${PRICES.dynamoPerMillionWrites}/M write units; REST API $${PRICES.restApiPerMillion}/M. Costs below are at ${r.stackMemoryMb} MB, with a Digest authorizer call per request; data transfer, logs and storage excluded.`,
+    `Duration at each memory size is derived, not measured on Lambda: the CPU time per request measured above (on this machine's x86 cores; arm64 Graviton cores differ somewhat) stretched by the CPU share Lambda gives (a full vCPU at 1,769 MB), plus an **assumed** ${ASSUMED_DYNAMODB_CALL_MS} ms per DynamoDB call in the same region. With d = CPU·1769/M + wait, cost × duration ∝ M·d² is lowest at M = CPU·1769 / wait (\`bench/cost.ts\`); the column shows the best listed size and how far the stack's ${r.stackMemoryMb} MB is from it. Prices: us-east-1 on-demand as of ${PRICES_AS_OF}: Lambda arm64 $${PRICES.lambdaArmGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests; DynamoDB $${PRICES.dynamoPerMillionReads}/M read units, $${PRICES.dynamoPerMillionWrites}/M write units; REST API $${PRICES.restApiPerMillion}/M. Costs at ${r.stackMemoryMb} MB on arm64, warm, with a Digest authorizer call per request; data transfer, logs, storage and cold starts excluded.`,
     '',
     table(
       [
         'function',
         'request',
         'warm ms by memory (MB: ms)',
-        'best cost × duration',
+        'lowest cost × duration',
         'Lambda',
         'DynamoDB',
         'authorizer',
