@@ -30,6 +30,18 @@ export interface ImportTime {
   cpuMs: number;
 }
 
+/** Medians over the rounds, plus every round's sample (in round order) for paired comparisons. */
+export interface ImportTimes extends ImportTime {
+  samples: ImportTime[];
+}
+
+/**
+ * The median, over rounds, of `file`'s time divided by `base`'s time in the same round. Pairing
+ * within a round cancels load that drifts between rounds, which a ratio of two medians does not.
+ */
+export const pairedRatio = (file: ImportTimes, base: ImportTimes, pick: (t: ImportTime) => number): number =>
+  median(file.samples.map((sample, round) => pick(sample) / pick(base.samples[round] as ImportTime)));
+
 export const importOnce = (file: string): ImportTime => {
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE, pathToFileURL(file).href], {
     encoding: 'utf8',
@@ -62,7 +74,7 @@ export const measureImportTimes = (
   files: string[],
   runs: number,
   onRound?: (round: number) => void,
-): Map<string, ImportTime> => {
+): Map<string, ImportTimes> => {
   const samples = new Map(files.map((file) => [file, [] as ImportTime[]]));
   for (let round = 0; round < runs; round++) {
     for (let i = 0; i < files.length; i++) {
@@ -74,7 +86,7 @@ export const measureImportTimes = (
   return new Map(
     [...samples].map(([file, values]) => [
       file,
-      { wallMs: median(values.map((v) => v.wallMs)), cpuMs: median(values.map((v) => v.cpuMs)) },
+      { wallMs: median(values.map((v) => v.wallMs)), cpuMs: median(values.map((v) => v.cpuMs)), samples: values },
     ]),
   );
 };

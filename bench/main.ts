@@ -11,7 +11,7 @@ import { createDocumentClient, createDynamoClient } from '../shared/store/dynamo
 import { type BuiltFunction, buildAll, buildFunction, extraOverFloor, PROJECT_ROOT, replaceModule } from './bundles';
 import { type MeteredCall, startDynamoMeter, summarize } from './dynamodb-meter';
 import { authorizerEvent } from './events';
-import { type ImportTime, measureImportTimes } from './import-time';
+import { type ImportTimes, measureImportTimes, pairedRatio } from './import-time';
 import { type Handler, invoke, loadBundle, measureLatency } from './latency';
 import {
   type AlternativeRow,
@@ -121,11 +121,14 @@ const main = async () => {
       (round) => process.stderr.write(`\r  round ${round} / ${options.runs}`),
     );
     process.stderr.write('\n');
+    const floorTimes = importMs.get(floor.file) as ImportTimes;
     const sizeRow = (b: BuiltFunction) => ({
       name: b.name,
       bytes: b.bytes,
-      importMs: (importMs.get(b.file) as ImportTime).cpuMs,
-      importWallMs: (importMs.get(b.file) as ImportTime).wallMs,
+      importMs: (importMs.get(b.file) as ImportTimes).cpuMs,
+      importWallMs: (importMs.get(b.file) as ImportTimes).wallMs,
+      importRatio: pairedRatio(importMs.get(b.file) as ImportTimes, floorTimes, (t) => t.cpuMs),
+      importWallRatio: pairedRatio(importMs.get(b.file) as ImportTimes, floorTimes, (t) => t.wallMs),
       extras: extraOverFloor(b, floor, 4),
     });
     const alternatives: AlternativeRow[] = [

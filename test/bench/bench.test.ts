@@ -12,7 +12,7 @@ import {
 } from '../../bench/bundles';
 import { type DynamoMeter, startDynamoMeter, summarize } from '../../bench/dynamodb-meter';
 import { proxyEvent } from '../../bench/events';
-import { measureImportTimes, median } from '../../bench/import-time';
+import { measureImportTimes, median, pairedRatio } from '../../bench/import-time';
 import { loadBundle } from '../../bench/latency';
 import {
   type BenchResults,
@@ -90,6 +90,10 @@ describe('bench', () => {
     }
     expect(median([5, 1, 3])).toBe(3);
     expect(median([4, 1, 3, 2])).toBe(2.5);
+    const sample = (cpuMs: number) => ({ cpuMs, wallMs: cpuMs });
+    const base = { ...sample(10), samples: [sample(10), sample(20), sample(10)] };
+    const slower = { ...sample(12), samples: [sample(11), sample(24), sample(30)] };
+    expect(pairedRatio(slower, base, (t) => t.cpuMs)).toBe(1.2); // rounds: 1.1, 1.2, 3 → median 1.2
   });
 
   it('meters the shipped bundle’s DynamoDB calls and their consumed capacity', async () => {
@@ -144,6 +148,8 @@ describe('bench', () => {
       bytes,
       importMs,
       importWallMs: importMs * 2,
+      importRatio: importMs / 40,
+      importWallRatio: importMs / 40,
       extras: [],
     });
     const results: BenchResults = {
