@@ -33,7 +33,7 @@ tables to bench/results.md and into the README's Benchmarks section.
 
 Options:
   --quick          smoke run: 3 import rounds, 50 requests, tables of 200 and 1,000 books
-  --runs N         import-time rounds (default 31; at least 9 for a real run)
+  --runs N         import-time rounds (default 51; at least 9 for a real run)
   --requests N     warm requests per route (default 500)
   --sizes a,b,c    table sizes for the capacity scaling (default 1000,10000,100000)
   --out FILE       where to write the tables (default bench/results.md)
@@ -73,7 +73,7 @@ const parse = () => {
   return {
     help: values.help as boolean,
     quick,
-    runs: positive('runs', values.runs, quick ? 3 : 31),
+    runs: positive('runs', values.runs, quick ? 3 : 51),
     requests: positive('requests', values.requests, quick ? 50 : 500),
     sizes,
     out: values.out as string,

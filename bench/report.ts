@@ -67,12 +67,12 @@ const ms = (value: number) => value.toFixed(2);
 const ratio = (value: number, base: number) => `${(value / base).toFixed(3)}×`;
 const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 const dollars = (value: number) => `$${value.toFixed(2)}`;
-const table = (header: string[], rows: string[][]) =>
-  [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => ' --- ').join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
+/** A Markdown table with padded columns, as the project's formatter (Biome) writes them. */
+const table = (header: string[], rows: string[][]) => {
+  const widths = header.map((cell, i) => Math.max(3, cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] as number)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+};
 
 /** Functions over the goal, in size or import time. */
 export const overGoal = (results: BenchResults): string[] =>
