@@ -177,7 +177,7 @@ const callsSection = (r: BenchResults) =>
     ...(r.coldAuthorizer
       ? [
           '',
-          `First request of an authorizer container: + ${r.coldAuthorizer.operations} (${units(r.coldAuthorizer.reads)} read units) to load the nonce key, once per container.`,
+          `First request of an authorizer container: + ${r.coldAuthorizer.operations} (${units(r.coldAuthorizer.reads)} read unit${r.coldAuthorizer.reads === 1 ? '' : 's'}) to load the nonce key, once per container.`,
         ]
       : []),
   ].join('\n');
@@ -189,7 +189,7 @@ const scalingSection = (r: BenchResults) => {
     const row = r.scaling.find((x) => x.label === label && x.size === size);
     if (!row) return '—';
     const outcome = row.status === 200 ? `${row.books} books` : `**${row.status}**`;
-    return `${outcome}, ${row.roundTrips} calls, ${units(row.capacity)} RCU`;
+    return `${outcome}, ${row.roundTrips} call${row.roundTrips === 1 ? '' : 's'}, ${units(row.capacity)} RCU`;
   };
   return [
     '### List capacity against table size (fixed number of matches)',
