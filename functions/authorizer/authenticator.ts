@@ -1,23 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Authenticator } from '../../shared/auth/authenticator';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
 import { NonceCodec } from '../../shared/auth/nonce';
-import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
 let authenticator: Promise<Authenticator> | undefined;
 
 /**
- * The nonce secret: `NONCE_SECRET` locally, else the stack's Secrets Manager secret, read once per
- * container. The client is imported on demand so it costs nothing where the variable is set.
+ * The nonce HMAC key: `NONCE_SECRET` locally, else a random key kept in the auth table, created by
+ * the first container that asks and read once per container after that. The table, not Secrets
+ * Manager: it already holds the HA1 digests, which are worth more to an attacker than this key, so
+ * it protects the key as well as the key needs; and reading it takes the DynamoDB connection the
+ * authorizer opens anyway, where Secrets Manager took a second SDK client (29 KB, about 8% of the
+ * bundle) and a second TLS handshake on every cold start.
  */
-const nonceSecret = async (): Promise<Buffer> => {
+/** The auth-table item name of the nonce HMAC key. */
+export const NONCE_KEY_NAME = 'nonce-hmac-key';
+
+const nonceSecret = async (client: DynamoDBDocumentClient, tableName: string): Promise<Buffer> => {
   if (process.env.NONCE_SECRET) return Buffer.from(process.env.NONCE_SECRET, 'utf8');
-  const secretId = process.env.NONCE_SECRET_ARN;
-  if (!secretId) throw new Error('NONCE_SECRET or NONCE_SECRET_ARN must be set');
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const { SecretString } = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }));
-  if (!SecretString) throw new Error('The nonce secret is empty');
-  return Buffer.from(SecretString, 'utf8');
+  const secret = await new DynamoSecretStore(client, tableName).getOrCreate(NONCE_KEY_NAME, () =>
+    randomBytes(32).toString('base64'),
+  );
+  return Buffer.from(secret, 'utf8');
 };
 
 const build = async () => {
@@ -28,7 +35,7 @@ const build = async () => {
   return new Authenticator(
     new DynamoUserStore(client, tableName),
     new DynamoNonceLedger(client, tableName),
-    new NonceCodec(await nonceSecret(), lifetime),
+    new NonceCodec(await nonceSecret(client, tableName), lifetime),
     {
       realm: process.env.AUTH_REALM ?? 'books',
       algorithm: (process.env.DIGEST_ALGORITHM === 'SHA-256' ? 'SHA-256' : 'MD5') satisfies DigestAlgorithm,

@@ -1,5 +1,6 @@
 import { parseBookInput } from '../../shared/books/schemas';
 import { httpHandler } from '../../shared/http/http-handler';
+import { jsonBody } from '../../shared/http/json-body';
 import { requestUrl } from '../../shared/http/request-url';
 import { created } from '../../shared/http/responses';
 import { bookService } from './book-service';
@@ -9,5 +10,5 @@ export const handler = httpHandler(
     const book = await bookService().create(parseBookInput(event.body));
     return created(book, `${requestUrl(event)}/${book.id}`);
   },
-  { jsonBody: true },
+  { use: [jsonBody()] },
 );

@@ -1,5 +1,6 @@
 import { parseBookId, parseBookInput } from '../../shared/books/schemas';
 import { httpHandler } from '../../shared/http/http-handler';
+import { jsonBody } from '../../shared/http/json-body';
 import { ok } from '../../shared/http/responses';
 import { bookService } from './book-service';
 
@@ -8,5 +9,5 @@ export const handler = httpHandler(
     const id = parseBookId(event.pathParameters.id);
     return ok(await bookService().replace(id, parseBookInput(event.body)));
   },
-  { jsonBody: true },
+  { use: [jsonBody()] },
 );

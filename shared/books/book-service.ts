@@ -1,6 +1,6 @@
 import type { BookStore } from '../store/book-store';
 import { BookNotFoundError } from './errors';
-import type { Book, BookFilter, BookInput, BookPatch } from './types';
+import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest } from './types';
 
 export type Clock = () => Date;
 
@@ -22,8 +22,24 @@ export class BookService {
     return book;
   }
 
-  list(filter: BookFilter): Promise<Book[]> {
-    return this.store.list(filter);
+  /** Every match, read from storage as the consumer goes, so it can stop early. */
+  list(filter: BookFilter): AsyncIterable<Book> {
+    return this.store.iterate(filter);
+  }
+
+  /**
+   * One page. It asks the store for one book more than the page holds: that book's existence is
+   * what says a next page exists, so a `next` link never leads to an empty page.
+   */
+  async page(filter: BookFilter, { limit, after }: PageRequest): Promise<BookPage> {
+    const books: Book[] = [];
+    for await (const book of this.store.iterate(filter, { after, limit: limit + 1 })) {
+      books.push(book);
+      if (books.length > limit) break;
+    }
+    if (books.length <= limit) return { books };
+    books.pop();
+    return { books, nextAfter: (books.at(-1) as Book).id };
   }
 
   /** The whole record is replaced; the id comes from the path and createdAt is kept. */

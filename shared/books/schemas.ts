@@ -1,13 +1,15 @@
 import * as v from 'valibot';
+import { decodeCursor } from './cursor';
 import { ValidationError } from './errors';
-import type { BookFilter, BookInput, BookPatch, FieldErrors } from './types';
+import { DEFAULT_PAGE_LIMIT, MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
+import type { BookFilter, BookInput, BookListQuery, BookPatch, FieldErrors } from './types';
+
+export { MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 300;
 export const MAX_ISBN_LENGTH = 32;
 export const MIN_PUBLICATION_YEAR = 1000;
-/** Ids are 64-bit in the contract but kept JSON-safe, so no client ever loses precision. */
-export const MAX_BOOK_ID = Number.MAX_SAFE_INTEGER;
 
 const BODY_MESSAGE = 'Request body must be a JSON object';
 
@@ -79,6 +81,8 @@ export const BookIdSchema = v.pipe(
 );
 
 const YEAR_MESSAGE = 'Year must be an integer';
+const LIMIT_MESSAGE = `Limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`;
+const CURSOR_MESSAGE = 'Cursor is not valid';
 
 const YearQuerySchema = v.pipe(
   v.string(YEAR_MESSAGE),
@@ -95,6 +99,26 @@ const YearQuerySchema = v.pipe(
 export const BookQuerySchema = v.object({
   author: v.exactOptional(v.pipe(v.string(), v.description('Equal ignoring case (Unicode NFC, no trimming)'))),
   year: v.exactOptional(YearQuerySchema),
+  limit: v.exactOptional(
+    v.pipe(
+      v.string(LIMIT_MESSAGE),
+      v.description(
+        `Page size, 1 to ${MAX_PAGE_LIMIT}; with it the response carries a \`Link: <…>; rel="next"\` header while more books match`,
+      ),
+      v.regex(/^[0-9]{1,4}$/, LIMIT_MESSAGE),
+      v.transform(Number),
+      v.minValue(1, LIMIT_MESSAGE),
+      v.maxValue(MAX_PAGE_LIMIT, LIMIT_MESSAGE),
+    ),
+  ),
+  cursor: v.exactOptional(
+    v.pipe(
+      v.string(CURSOR_MESSAGE),
+      v.description('Opaque: the `next` link of the previous page carries it'),
+      v.transform(decodeCursor),
+      v.number(CURSOR_MESSAGE),
+    ),
+  ),
 });
 
 /** First message per field, in the shape of the 400 body's `errors`. */
@@ -135,6 +159,16 @@ export const parseBookId = (raw: string | undefined): number => {
   return result.output;
 };
 
-/** Query parameters of the list; unknown ones are ignored. */
+/** Query parameters of the list: the filter, and a page when `limit` or `cursor` asks for one. */
+export const parseBookQuery = (query: Record<string, string | undefined> | null): BookListQuery => {
+  const { author, year, limit, cursor } = parseOrThrow(BookQuerySchema, query ?? {});
+  const filter: BookFilter = {};
+  if (author !== undefined) filter.author = author;
+  if (year !== undefined) filter.year = year;
+  if (limit === undefined && cursor === undefined) return { filter };
+  return { filter, page: { limit: limit ?? DEFAULT_PAGE_LIMIT, ...(cursor !== undefined && { after: cursor }) } };
+};
+
+/** The filter alone (unknown parameters, and the page parameters, are ignored). */
 export const parseBookFilter = (query: Record<string, string | undefined> | null): BookFilter =>
-  parseOrThrow(BookQuerySchema, query ?? {}) as BookFilter;
+  parseBookQuery(query).filter;

@@ -26,3 +26,23 @@ export interface BookFilter {
 
 /** Field name -> violation message, as the 400 body's `errors` carries it. */
 export type FieldErrors = Record<string, string>;
+
+/** A page of the list, as `limit` and `cursor` ask for it. */
+export interface PageRequest {
+  /** At most this many books. */
+  limit: number;
+  /** Books after this id (decoded from the cursor). */
+  after?: number;
+}
+
+export interface BookPage {
+  books: Book[];
+  /** The id the next page starts after; absent when this page is the last. */
+  nextAfter?: number;
+}
+
+/** GET /api/books's query: the filter, and a page when the client asked for one. */
+export interface BookListQuery {
+  filter: BookFilter;
+  page?: PageRequest;
+}

@@ -1,17 +1,20 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import { logger } from '../logger';
 import { accessLog } from '../observability/access-log';
 import { errorResponses } from './error-responses';
-import { jsonBody } from './json-body';
 import type { HttpEvent, HttpResponse } from './types';
 
 export interface HttpHandlerOptions {
-  /** Parse a JSON request body (POST, PUT, PATCH). */
-  jsonBody?: boolean;
+  /**
+   * Route-specific middlewares, run after the normalisers (e.g. `jsonBody()` for POST, PUT, PATCH).
+   * They are passed in rather than switched on by a flag, so a route without a body does not bundle
+   * a body parser it never calls.
+   */
+  use?: MiddlewareObj<HttpEvent, HttpResponse>[];
 }
 
 /** The middy stack every route shares, around a handler that only parses, calls a use case and shapes the response. */
@@ -25,6 +28,6 @@ export const httpHandler = (
     .use(accessLog() as any)
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer() as any);
-  if (options.jsonBody) stack.use(jsonBody());
+  for (const middleware of options.use ?? []) stack.use(middleware);
   return stack.use(errorResponses()).handler(handle);
 };

@@ -14,6 +14,9 @@ export const empty = (statusCode: number): HttpResponse => ({ statusCode, header
 
 export const ok = (body: unknown) => json(200, body);
 
+/** 200 with a body that is already JSON text. */
+export const okJsonText = (body: string): HttpResponse => ({ statusCode: 200, headers: { ...JSON_HEADERS }, body });
+
 export const created = (body: unknown, location: string) => json(201, body, { Location: location });
 
 export const noContent = () => empty(204);

@@ -1,5 +1,12 @@
 import type { Book, BookFilter, NewBook } from '../books/types';
 
+export interface ListOptions {
+  /** Start after the book with this id (a page cursor). */
+  after?: number;
+  /** The caller takes at most this many books, so fetch no more than that per page. */
+  limit?: number;
+}
+
 /**
  * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness
  * (compared in normalised form) atomic with every write, and report rule violations with the
@@ -10,8 +17,13 @@ export interface BookStore {
   create(book: NewBook): Promise<Book>;
   /** A strongly consistent read; undefined when the book does not exist. */
   get(id: number): Promise<Book | undefined>;
-  /** Every matching book, in ascending id order. */
+  /** Every matching book, in ascending id order, in memory at once (tools and tests; the API streams). */
   list(filter: BookFilter): Promise<Book[]>;
+  /**
+   * The matching books in ascending id order, fetched page by page as the caller consumes them,
+   * so it holds one storage page at a time and stops reading when the caller stops.
+   */
+  iterate(filter: BookFilter, options?: ListOptions): AsyncIterable<Book>;
   /**
    * Replaces the stored book with `change(current)`, atomically with respect to concurrent writers:
    * if the book changed in between, `change` is applied again to the newer version.

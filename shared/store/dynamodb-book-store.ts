@@ -3,16 +3,16 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  paginateQuery,
+  QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { BookNotFoundError, DuplicateIsbnError } from '../books/errors';
+import { MAX_BOOK_ID } from '../books/limits';
 import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
-import { MAX_BOOK_ID } from '../books/schemas';
 import type { Book, BookFilter, NewBook } from '../books/types';
-import type { BookStore } from './book-store';
+import type { BookStore, ListOptions } from './book-store';
 
 /** The item layout (see tables.ts); exported for the invariant checker, which reads it. */
 export const BOOK_PARTITION = 'BOOK';
@@ -23,7 +23,7 @@ const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIs
 const bookKey = (id: number) => ({ pk: BOOK_PARTITION, sk: id });
 
 /** A book as stored: the Book plus its keys, index attributes and an optimistic-lock version. */
-interface BookItem extends Book {
+export interface BookItem extends Book {
   pk: typeof BOOK_PARTITION;
   sk: number;
   authorKey: string;
@@ -56,7 +56,7 @@ export class DynamoBookStore implements BookStore {
 
   async create(book: NewBook): Promise<Book> {
     const id = await this.nextId();
-    const item = toItem({ ...book, id }, 1);
+    const item = toBookItem({ ...book, id }, 1);
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
       try {
         await this.client.send(
@@ -89,20 +89,42 @@ export class DynamoBookStore implements BookStore {
   }
 
   async list(filter: BookFilter): Promise<Book[]> {
-    // DynamoDB refuses an empty or oversized index key with an error; no stored author has one.
-    if (filter.author !== undefined && !isStorableKey(normalizeAuthor(filter.author))) return [];
     const books: Book[] = [];
-    for await (const page of paginateQuery({ client: this.client }, this.listQuery(filter))) {
-      for (const item of page.Items ?? []) books.push(toBook(item as BookItem));
-    }
+    for await (const book of this.iterate(filter)) books.push(book);
     return books;
+  }
+
+  /**
+   * One Query per page, sent only when the caller asks for more: a caller that stops early (a full
+   * page, a response that grew too large) reads no further. With `limit`, each Query asks for just
+   * the books still wanted, so a short page costs capacity for those items, not a 1 MB page.
+   */
+  async *iterate(filter: BookFilter, options: ListOptions = {}): AsyncGenerator<Book, void, undefined> {
+    // DynamoDB refuses an empty or oversized index key with an error; no stored author has one.
+    if (filter.author !== undefined && !isStorableKey(normalizeAuthor(filter.author))) return;
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    let startKey = options.after === undefined ? undefined : listStartKey(filter, options.after);
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          ...this.listQuery(filter),
+          ...(startKey && { ExclusiveStartKey: startKey }),
+          ...(Number.isFinite(remaining) && { Limit: remaining }),
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        remaining--;
+        yield toBook(item as BookItem);
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey && remaining > 0);
   }
 
   async update(id: number, change: (current: Book) => Book): Promise<Book> {
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
       const current = await this.getItem(id);
       if (!current) throw new BookNotFoundError(id);
-      const next = toItem({ ...change(toBook(current)), id }, current.version + 1);
+      const next = toBookItem({ ...change(toBook(current)), id }, current.version + 1);
       if (await this.tryReplace(current, next)) return toBook(next);
       await backoff(attempt);
     }
@@ -250,7 +272,20 @@ export class DynamoBookStore implements BookStore {
   }
 }
 
-const toItem = (book: Book, version: number): BookItem => ({
+/**
+ * The key a Query resumes after, for the book with id `after`: the table's key plus, on an index, the
+ * index's key, all of which follow from the filter and the id. So a cursor need carry only the id,
+ * and the book need not exist any more.
+ */
+const listStartKey = ({ author, year }: BookFilter, after: number): Record<string, unknown> => {
+  const key = bookKey(after);
+  if (author !== undefined) return { ...key, authorKey: normalizeAuthor(author) };
+  if (year !== undefined) return { ...key, publicationYear: year };
+  return key;
+};
+
+/** The stored form of a book; exported for bulk loaders (the benchmark) that must write what the store reads. */
+export const toBookItem = (book: Book, version: number): BookItem => ({
   ...book,
   pk: BOOK_PARTITION,
   sk: book.id,

@@ -1,7 +1,7 @@
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
-import type { BookStore } from '../../shared/store/book-store';
+import type { BookStore, ListOptions } from '../../shared/store/book-store';
 
 /** An in-memory BookStore for fast unit tests of the use cases; never used by the service itself. */
 export class MemoryBookStore implements BookStore {
@@ -27,6 +27,11 @@ export class MemoryBookStore implements BookStore {
       .filter((b) => year === undefined || b.publicationYear === year)
       .sort((a, b) => a.id - b.id)
       .map((b) => ({ ...b }));
+  }
+
+  async *iterate(filter: BookFilter, { after = 0, limit = Number.POSITIVE_INFINITY }: ListOptions = {}) {
+    const books = (await this.list(filter)).filter((b) => b.id > after);
+    yield* books.slice(0, limit);
   }
 
   async update(id: number, change: (current: Book) => Book) {

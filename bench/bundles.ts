@@ -1,0 +1,136 @@
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
+import { BUNDLING } from '../infra/book-library-stack';
+import { AUTHORIZER, ROUTES } from '../infra/routes';
+
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+
+export interface FunctionEntry {
+  /** The stack's logical name (route name, `Authorizer`, or `Floor`). */
+  name: string;
+  /** Handler file relative to the project root. */
+  entry: string;
+}
+
+export const FLOOR: FunctionEntry = { name: 'Floor', entry: 'bench/floor.ts' };
+
+/** Every function the stack deploys, in the route table's order, then the authorizer. */
+export const stackFunctions = (): FunctionEntry[] => [
+  ...ROUTES.map(({ name, entry }) => ({ name, entry })),
+  { name: AUTHORIZER.name, entry: AUTHORIZER.entry },
+];
+
+/** NodejsFunction options this translation knows; anything else fails the bench rather than being ignored. */
+const KNOWN_OPTIONS = new Set([
+  'format',
+  'mainFields',
+  'target',
+  'minify',
+  'sourceMap',
+  'sourceMapMode',
+  'sourcesContent',
+  'banner',
+  'footer',
+  'externalModules',
+  'define',
+  'loader',
+  'keepNames',
+  'logLevel',
+  'inject',
+]);
+
+export class UnsupportedBundlingOptionError extends Error {
+  override readonly name = 'UnsupportedBundlingOptionError';
+}
+
+/**
+ * The esbuild options NodejsFunction passes for `bundling` (aws-cdk-lib's Bundling builds the same
+ * command-line flags), so the bench measures exactly what the stack ships without running CDK.
+ */
+export const esbuildOptions = (bundling: BundlingOptions, entry: string, outfile: string): BuildOptions => {
+  for (const key of Object.keys(bundling)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new UnsupportedBundlingOptionError(`bench cannot reproduce bundling.${key}`);
+  }
+  const sourceMap = bundling.sourceMapMode ?? (bundling.sourceMap ? 'default' : undefined);
+  return {
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: bundling.target ?? 'node24',
+    ...(bundling.format && { format: bundling.format }),
+    outfile,
+    minify: bundling.minify ?? false,
+    ...(sourceMap && { sourcemap: sourceMap === 'default' ? true : sourceMap }),
+    ...(bundling.sourcesContent === false && { sourcesContent: false }),
+    // NodejsFunction's default on Node 18+ runtimes leaves the runtime's SDK v3 outside the bundle.
+    external: bundling.externalModules ?? ['@aws-sdk/*'],
+    ...(bundling.loader && { loader: bundling.loader as BuildOptions['loader'] }),
+    ...(bundling.define && { define: bundling.define }),
+    ...(bundling.logLevel && { logLevel: bundling.logLevel as BuildOptions['logLevel'] }),
+    ...(bundling.keepNames && { keepNames: true }),
+    ...(bundling.banner && { banner: { js: bundling.banner } }),
+    ...(bundling.footer && { footer: { js: bundling.footer } }),
+    ...(bundling.mainFields && { mainFields: bundling.mainFields }),
+    ...(bundling.inject && { inject: bundling.inject }),
+    metafile: true,
+    absWorkingDir: PROJECT_ROOT,
+  };
+};
+
+export interface BuiltFunction extends FunctionEntry {
+  /** The bundle Lambda loads (`index.mjs` for ESM). */
+  file: string;
+  bytes: number;
+  metafile: Metafile;
+}
+
+/** Builds one function into `outDir/<name>/` as the stack would. */
+export const buildFunction = async (
+  fn: FunctionEntry,
+  outDir: string,
+  bundling: BundlingOptions = BUNDLING,
+  plugins: Plugin[] = [],
+): Promise<BuiltFunction> => {
+  const file = join(outDir, fn.name, bundling.format === 'esm' ? 'index.mjs' : 'index.js');
+  const result = await build({ ...esbuildOptions(bundling, fn.entry, file), logLevel: 'error', plugins });
+  return { ...fn, file, bytes: statSync(file).size, metafile: result.metafile as Metafile };
+};
+
+/** The floor first, then every function of the stack. */
+export const buildAll = async (outDir: string, bundling: BundlingOptions = BUNDLING): Promise<BuiltFunction[]> => {
+  const built: BuiltFunction[] = [];
+  for (const fn of [FLOOR, ...stackFunctions()]) built.push(await buildFunction(fn, outDir, bundling));
+  return built;
+};
+
+/** Output bytes per npm package (or project folder), to show where a bundle's size comes from. */
+export const bytesByPackage = (metafile: Metafile): Map<string, number> => {
+  const sizes = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.split('/').slice(0, 2).join('/');
+      sizes.set(pkg, (sizes.get(pkg) ?? 0) + bytesInOutput);
+    }
+  }
+  return sizes;
+};
+
+/** What a function carries beyond the floor, by package, largest first. */
+export const extraOverFloor = (fn: BuiltFunction, floor: BuiltFunction, top = 6): [string, number][] => {
+  const base = bytesByPackage(floor.metafile);
+  return [...bytesByPackage(fn.metafile)]
+    .map(([pkg, bytes]): [string, number] => [pkg, bytes - (base.get(pkg) ?? 0)])
+    .filter(([, bytes]) => bytes > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top);
+};
+
+/** Builds a function with one of the project's modules swapped for another (an alternative to measure). */
+export const replaceModule = (original: RegExp, replacement: string): Plugin => ({
+  name: 'replace-module',
+  setup(builder) {
+    builder.onResolve({ filter: original }, () => ({ path: resolve(PROJECT_ROOT, replacement) }));
+  },
+});

@@ -1,0 +1,278 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { arch, cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { FUNCTION_MEMORY_MB } from '../infra/book-library-stack';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { lambdaContext } from '../local/gateway';
+import { ensureTables } from '../local/tables';
+import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
+import { type BuiltFunction, buildAll, buildFunction, extraOverFloor, PROJECT_ROOT, replaceModule } from './bundles';
+import { type MeteredCall, startDynamoMeter, summarize } from './dynamodb-meter';
+import { authorizerEvent } from './events';
+import { type ImportTimes, measureImportTimes, pairedRatio } from './import-time';
+import { type Handler, invoke, loadBundle, measureLatency } from './latency';
+import {
+  type AlternativeRow,
+  type BenchResults,
+  overGoal,
+  type RouteRow,
+  renderReport,
+  withBenchBlock,
+} from './report';
+import { measureScaling } from './scaling';
+import { BENCH_USER, digestAuthorization, scenarios } from './scenarios';
+
+const HELP = `npm run bench [-- options]
+
+Builds the floor bundle and every function exactly as the stack bundles them, then measures bundle
+size, fresh-process import time, warm latency against DynamoDB Local next to the raw SDK calls,
+DynamoDB round trips and consumed capacity, and list capacity at growing table sizes. Writes the
+tables to bench/results.md and into the README's Benchmarks section.
+
+Options:
+  --quick          smoke run: 3 import rounds, 50 requests, tables of 200 and 1,000 books
+  --runs N         import-time rounds (default 51; at least 9 for a real run)
+  --requests N     warm requests per route (default 500)
+  --sizes a,b,c    table sizes for the capacity scaling (default 1000,10000,100000)
+  --out FILE       where to write the tables (default bench/results.md)
+  --no-readme      leave README.md alone
+  -h, --help       this text
+
+Needs Java 17+ (DynamoDB Local). A full run takes a few minutes, most of it seeding 100,000 books.`;
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const positive = (name: string, text: string | undefined, fallback: number): number => {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer`);
+  return value;
+};
+
+const parse = () => {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      requests: { type: 'string' },
+      sizes: { type: 'string' },
+      out: { type: 'string', default: 'bench/results.md' },
+      'no-readme': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const quick = values.quick as boolean;
+  const sizes = (values.sizes ?? (quick ? '200,1000' : '1000,10000,100000'))
+    .split(',')
+    .map((s) => positive('sizes', s.trim(), 0));
+  if (sizes.some((s, i) => i > 0 && s <= (sizes[i - 1] as number))) throw new UsageError('--sizes must grow');
+  return {
+    help: values.help as boolean,
+    quick,
+    runs: positive('runs', values.runs, quick ? 3 : 51),
+    requests: positive('requests', values.requests, quick ? 50 : 500),
+    sizes,
+    out: values.out as string,
+    readme: !values['no-readme'],
+  };
+};
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const ALTERNATIVE_DECISIONS = {
+  consoleLogger:
+    'stays for now: Logger is issue 6’s (structured logs, correlation ids); Lambda’s JSON log format + console would save this',
+  metrics: 'issue 6 adds it: budget for it (size × floor shown is what Metrics alone adds to the floor)',
+};
+
+const main = async () => {
+  const options = parse();
+  if (options.help) {
+    console.log(HELP);
+    return;
+  }
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'; // Node 20 here; Lambda runs 22/24
+  const outDir = mkdtempSync(join(tmpdir(), 'book-library-bench-'));
+  const cleanup: (() => Promise<void>)[] = [async () => rmSync(outDir, { recursive: true, force: true })];
+  try {
+    log('Building the floor and every function with the stack’s BUNDLING …');
+    const built = await buildAll(outDir);
+    const [floor, ...functions] = built as [BuiltFunction, ...BuiltFunction[]];
+    const consoleLogger = await buildFunction(
+      { name: 'GetBook-console-logger', entry: 'functions/books/get.ts' },
+      outDir,
+      undefined,
+      [replaceModule(/\/logger$/, 'bench/alternatives/console-logger.ts')],
+    );
+    const metricsProbe = await buildFunction(
+      { name: 'Floor-plus-metrics', entry: 'bench/alternatives/metrics-probe.ts' },
+      outDir,
+    );
+
+    log(`Import times: ${options.runs} interleaved rounds of fresh processes …`);
+    const bundles = [...built, consoleLogger, metricsProbe];
+    const importMs = measureImportTimes(
+      bundles.map((b) => b.file),
+      options.runs,
+      (round) => process.stderr.write(`\r  round ${round} / ${options.runs}`),
+    );
+    process.stderr.write('\n');
+    const floorTimes = importMs.get(floor.file) as ImportTimes;
+    const sizeRow = (b: BuiltFunction) => ({
+      name: b.name,
+      bytes: b.bytes,
+      importMs: (importMs.get(b.file) as ImportTimes).cpuMs,
+      importWallMs: (importMs.get(b.file) as ImportTimes).wallMs,
+      importRatio: pairedRatio(importMs.get(b.file) as ImportTimes, floorTimes, (t) => t.cpuMs),
+      importWallRatio: pairedRatio(importMs.get(b.file) as ImportTimes, floorTimes, (t) => t.wallMs),
+      extras: extraOverFloor(b, floor, 4),
+    });
+    const alternatives: AlternativeRow[] = [
+      {
+        label: 'GetBook with a console logger instead of Powertools Logger',
+        ...sizeRow(consoleLogger),
+        decision: ALTERNATIVE_DECISIONS.consoleLogger,
+      },
+      {
+        label: 'Floor + Powertools Metrics (one metric)',
+        ...sizeRow(metricsProbe),
+        decision: ALTERNATIVE_DECISIONS.metrics,
+      },
+    ];
+
+    log('Starting DynamoDB Local …');
+    const database = await startDynamoDbLocal();
+    cleanup.push(() => database.stop());
+    const meter = await startDynamoMeter(database.endpoint);
+    cleanup.push(() => meter.close());
+    const names = { books: 'bench-books', auth: 'bench-auth' };
+    await ensureTables(createDynamoClient(database.endpoint), names);
+    await ensureTables(createDynamoClient(database.endpoint), { books: 'bench-scale', auth: 'bench-scale-auth' });
+    const client = createDocumentClient(database.endpoint);
+    Object.assign(process.env, {
+      BOOKS_TABLE_NAME: names.books,
+      AUTH_TABLE_NAME: names.auth,
+      AUTH_REALM: BENCH_USER.realm,
+      POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+      AWS_REGION: 'local',
+    });
+    delete process.env.NONCE_SECRET; // the authorizer loads its key from the table, as deployed
+
+    const fileOf = new Map(functions.map((f) => [f.name, f.file]));
+    const instance = async (fn: string, endpoint: string, tag: string): Promise<Handler> => {
+      process.env.DYNAMODB_ENDPOINT = endpoint; // read by the bundle's client at its first request
+      return loadBundle(fileOf.get(fn) as string, `${tag}-${fn}`);
+    };
+
+    const routes: RouteRow[] = [];
+    let coldAuthorizer: BenchResults['coldAuthorizer'];
+    const warmup = Math.max(10, Math.round(options.requests / 10));
+    const all = scenarios({ client, books: names.books, auth: names.auth });
+    for (const [n, scenario] of all.entries()) {
+      log(`[${n + 1}/${all.length}] ${scenario.function} ${scenario.label}`);
+      const count = options.requests + warmup + 1;
+      await scenario.prepare(count);
+
+      const metered = await instance(scenario.function, meter.endpoint, `meter-${n}`);
+      const probe = options.requests + warmup;
+      meter.take();
+      await invoke(metered, scenario, probe);
+      const first = meter.take();
+      // A second identical create or delete would be a 409 or 404: their first request is the measure.
+      const repeatable = scenario.function !== 'CreateBook' && scenario.function !== 'DeleteBook';
+      if (repeatable) await invoke(metered, scenario, probe);
+      const warm = repeatable ? meter.take() : first;
+      const calls = summarize(warm);
+      if (scenario.function === 'Authorizer') coldAuthorizer = summarize(oneTimeCalls(first, warm));
+      const timed = await instance(scenario.function, database.endpoint, `timed-${n}`);
+      const latency = await measureLatency(timed, scenario, options.requests, warmup);
+      routes.push({ function: scenario.function, label: scenario.label, calls, why: scenario.why, latency });
+    }
+
+    // Digest: the challenge writes nothing; the answer reads the user and spends the nonce once.
+    const authorizer = await instance('Authorizer', meter.endpoint, 'meter-digest');
+    const path = '/bench/api/books';
+    const context = lambdaContext('Authorizer', 'bench-digest');
+    const basic = all.find((s) => s.function === 'Authorizer') as (typeof all)[number];
+    await invoke(authorizer, basic, 0); // a warm container: its nonce key is loaded
+    meter.take();
+    const unauthenticated = authorizerEvent({ method: 'GET', resource: '/api/books', path: '/api/books' });
+    const denied = (await authorizer(unauthenticated, context)) as { context: { challenge: string } };
+    const challengeCalls = summarize(meter.take());
+    const answered = (await authorizer(
+      authorizerEvent({
+        method: 'GET',
+        resource: '/api/books',
+        path: '/api/books',
+        headers: { Authorization: digestAuthorization(denied.context.challenge, path) },
+      }),
+      context,
+    )) as APIGatewayAuthorizerResult;
+    if (answered.policyDocument.Statement[0]?.Effect !== 'Allow') throw new Error('The Digest answer was refused');
+    const digestCalls = summarize(meter.take());
+    routes.push(
+      {
+        function: 'Authorizer',
+        label: 'no credentials (challenge)',
+        calls: challengeCalls,
+        why: 'none: the nonce is HMAC-signed, so a challenge writes nothing and a flood costs no capacity',
+      },
+      {
+        function: 'Authorizer',
+        label: 'Digest answer',
+        calls: digestCalls,
+        why: 'GetItem for the user, then one conditional PutItem that spends the nonce: single use across all containers needs one write',
+      },
+    );
+
+    log(`List capacity at ${options.sizes.join(', ')} books …`);
+    process.env.BOOKS_TABLE_NAME = 'bench-scale';
+    const list = await instance('ListBooks', meter.endpoint, 'scale');
+    const scaling = await measureScaling({ client, table: 'bench-scale', sizes: options.sizes, list, meter, log });
+
+    const results: BenchResults = {
+      date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      environment: `Node ${process.version}, ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}${options.quick ? ' (--quick: smoke run, not for comparison)' : ''}`,
+      importRuns: options.runs,
+      requests: options.requests,
+      floor: sizeRow(floor),
+      functions: functions.map(sizeRow),
+      alternatives,
+      routes,
+      ...(coldAuthorizer && { coldAuthorizer }),
+      scaling,
+      stackMemoryMb: FUNCTION_MEMORY_MB,
+    };
+    const report = renderReport(results);
+    writeFileSync(resolve(PROJECT_ROOT, options.out), `# Benchmark results\n\n${report}`);
+    if (options.readme) {
+      const readmePath = join(PROJECT_ROOT, 'README.md');
+      writeFileSync(readmePath, withBenchBlock(readFileSync(readmePath, 'utf8'), report));
+    }
+    console.log(report);
+    const over = overGoal(results);
+    log(over.length === 0 ? 'Every function is within the goal.' : `Over the goal: ${over.join(', ')}`);
+  } finally {
+    for (const step of cleanup.reverse()) await step().catch((error) => log(`cleanup: ${error}`));
+  }
+};
+
+/** The calls of a container's first request that its second did not repeat (one-time loading). */
+const oneTimeCalls = (first: MeteredCall[], warm: MeteredCall[]): MeteredCall[] => {
+  const extra = [...first];
+  for (const call of warm) {
+    const same = extra.findIndex((e) => e.operation === call.operation && e.capacityUnits === call.capacityUnits);
+    const index = same >= 0 ? same : extra.findIndex((e) => e.operation === call.operation);
+    if (index >= 0) extra.splice(index, 1);
+  }
+  return extra;
+};
+
+main().catch((error) => {
+  log(error instanceof UsageError ? `${error.message}\n\n${HELP}` : String(error?.stack ?? error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,288 @@
+import {
+  ASSUMED_DYNAMODB_CALL_MS,
+  bestMemoryMb,
+  durationMs,
+  dynamoCostPerMillion,
+  lambdaCostPerMillion,
+  MEMORY_OPTIONS_MB,
+  PRICES,
+  PRICES_AS_OF,
+} from './cost';
+import type { CallSummary } from './dynamodb-meter';
+import type { LatencyResult } from './latency';
+import type { ScalingRow } from './scaling';
+
+/** The goal of the performance issue: every function within this factor of the floor. */
+export const GOAL_RATIO = 1.15;
+
+export interface SizeRow {
+  name: string;
+  bytes: number;
+  /** Median CPU time of a fresh-process import (the goal's measure). */
+  importMs: number;
+  /** Median wall time of the same imports. */
+  importWallMs: number;
+  /** Median over rounds of this import's CPU time / the floor's in the same round. */
+  importRatio: number;
+  importWallRatio: number;
+  /** Largest additions over the floor: [package, bytes]. */
+  extras: [string, number][];
+}
+
+export interface AlternativeRow {
+  label: string;
+  bytes: number;
+  importMs: number;
+  importWallMs: number;
+  importRatio: number;
+  importWallRatio: number;
+  decision: string;
+}
+
+export interface RouteRow {
+  function: string;
+  label: string;
+  calls: CallSummary;
+  why: string;
+  latency?: LatencyResult;
+}
+
+export interface BenchResults {
+  date: string;
+  environment: string;
+  importRuns: number;
+  requests: number;
+  floor: SizeRow;
+  functions: SizeRow[];
+  alternatives: AlternativeRow[];
+  routes: RouteRow[];
+  /** The authorizer's extra calls on the first request of a container (nonce key). */
+  coldAuthorizer?: CallSummary;
+  scaling: ScalingRow[];
+  stackMemoryMb: number;
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+const ms = (value: number) => value.toFixed(2);
+const ratio = (value: number, base: number) => `${(value / base).toFixed(3)}×`;
+const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+const dollars = (value: number) => `$${value.toFixed(2)}`;
+/** A Markdown table with padded columns, as the project's formatter (Biome) writes them. */
+const table = (header: string[], rows: string[][]) => {
+  const widths = header.map((cell, i) => Math.max(3, cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] as number)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+};
+
+/** Functions over the goal, in size or import time. */
+export const overGoal = (results: BenchResults): string[] =>
+  results.functions
+    .filter((f) => f.bytes > results.floor.bytes * GOAL_RATIO || f.importRatio > GOAL_RATIO)
+    .map((f) => f.name);
+
+const sizeSection = (r: BenchResults) => {
+  const over = overGoal(r);
+  const rows = [r.floor, ...r.functions].map((f) => [
+    f.name === r.floor.name ? `**${f.name}**` : f.name,
+    kb(f.bytes),
+    ratio(f.bytes, r.floor.bytes),
+    ms(f.importMs),
+    `${f.importRatio.toFixed(3)}×`,
+    `${ms(f.importWallMs)} (${f.importWallRatio.toFixed(3)}×)`,
+    f.extras.map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ') || '—',
+  ]);
+  return [
+    '### Bundle size and import time, against the floor',
+    '',
+    `Floor: one DocumentClient \`GetCommand\` handler (\`bench/floor.ts\`), built with the stack's own \`BUNDLING\`. Import: median of ${r.importRuns} interleaved fresh \`node\` processes, \`await import()\` of the bundle including module init. CPU time is the goal's measure; wall time, beside it, adds waiting for a core on this shared machine. Ratios are medians of per-round ratios to the floor (paired, so load drifting between rounds cancels).`,
+    '',
+    table(
+      [
+        'function',
+        'bundle KB',
+        'size × floor',
+        'import CPU ms',
+        'import × floor',
+        'import wall ms (× floor)',
+        'largest additions over the floor (KB)',
+      ],
+      rows,
+    ),
+    '',
+    over.length === 0
+      ? `Goal (every function ≤ ${GOAL_RATIO}× the floor in size and import time): **met**.`
+      : `Goal (every function ≤ ${GOAL_RATIO}× the floor in size and import time): **not met** by ${over.join(', ')}.`,
+  ].join('\n');
+};
+
+const alternativesSection = (r: BenchResults) =>
+  [
+    '### Dependencies that cost, and their alternatives',
+    '',
+    table(
+      ['variant', 'bundle KB', 'size × floor', 'import CPU ms', 'import × floor', 'decision'],
+      r.alternatives.map((a) => [
+        a.label,
+        kb(a.bytes),
+        ratio(a.bytes, r.floor.bytes),
+        ms(a.importMs),
+        `${a.importRatio.toFixed(3)}×`,
+        a.decision,
+      ]),
+    ),
+  ].join('\n');
+
+const latencySection = (r: BenchResults) =>
+  [
+    `### Warm latency through the handler vs the raw SDK calls it wraps (DynamoDB Local, ${r.requests} requests)`,
+    '',
+    table(
+      ['function', 'request', 'p50 ms', 'p99 ms', 'raw SDK p50', 'raw SDK p99', 'p50 × raw', 'CPU ms/request'],
+      r.routes
+        .filter((row) => row.latency)
+        .map((row) => {
+          const l = row.latency as LatencyResult;
+          return [
+            row.function,
+            row.label,
+            ms(l.p50),
+            ms(l.p99),
+            ms(l.rawP50),
+            ms(l.rawP99),
+            ratio(l.p50, l.rawP50),
+            ms(l.cpuMs),
+          ];
+        }),
+    ),
+  ].join('\n');
+
+const callsSection = (r: BenchResults) =>
+  [
+    '### DynamoDB round trips and consumed capacity per request',
+    '',
+    'Counted on the wire by a metering proxy in front of DynamoDB Local, which adds `ReturnConsumedCapacity: TOTAL` to every call of the shipped bundle.',
+    '',
+    table(
+      ['function', 'request', 'calls', 'operations', 'read units', 'write units', 'why this is the minimum'],
+      r.routes.map((row) => [
+        row.function,
+        row.label,
+        String(row.calls.roundTrips),
+        row.calls.operations,
+        units(row.calls.reads),
+        units(row.calls.writes),
+        row.why,
+      ]),
+    ),
+    ...(r.coldAuthorizer
+      ? [
+          '',
+          `First request of an authorizer container: + ${r.coldAuthorizer.operations} (${units(r.coldAuthorizer.reads)} read unit${r.coldAuthorizer.reads === 1 ? '' : 's'}) to load the nonce key, once per container.`,
+        ]
+      : []),
+  ].join('\n');
+
+const scalingSection = (r: BenchResults) => {
+  const sizes = [...new Set(r.scaling.map((row) => row.size))];
+  const labels = [...new Set(r.scaling.map((row) => row.label))];
+  const cell = (label: string, size: number) => {
+    const row = r.scaling.find((x) => x.label === label && x.size === size);
+    if (!row) return '—';
+    const outcome = row.status === 200 ? `${row.books} books` : `**${row.status}**`;
+    return `${outcome}, ${row.roundTrips} call${row.roundTrips === 1 ? '' : 's'}, ${units(row.capacity)} RCU`;
+  };
+  return [
+    '### List capacity against table size (fixed number of matches)',
+    '',
+    table(
+      ['query', ...sizes.map((s) => `${s.toLocaleString('en')} books`)],
+      labels.map((label) => [label, ...sizes.map((size) => cell(label, size))]),
+    ),
+    '',
+    'Filtered queries read only their matches, whatever the table size; the unfiltered list reads the whole table and, once the array would pass 6 MB, stops reading and answers 422 pointing to `limit`/`cursor`.',
+  ].join('\n');
+};
+
+const costSection = (r: BenchResults) => {
+  const authorizer = r.routes.find((row) => row.function === 'Authorizer' && row.latency);
+  const digest = r.routes.find((row) => row.function === 'Authorizer' && row.label.startsWith('Digest'));
+  const authCpu = authorizer?.latency?.cpuMs ?? 0;
+  // Every protected request also runs the authorizer (no result cache); with Digest it reads the user and spends the nonce.
+  const authCalls = digest?.calls ?? { roundTrips: 2, reads: 0.5, writes: 1 };
+  const perRequestAuth =
+    lambdaCostPerMillion(durationMs(authCpu, authCalls.roundTrips, r.stackMemoryMb), r.stackMemoryMb) +
+    dynamoCostPerMillion(authCalls.reads, authCalls.writes);
+  const rows = r.routes
+    .filter((row) => row.latency)
+    .map((row) => {
+      const isAuthorizer = row.function === 'Authorizer';
+      const calls = isAuthorizer ? authCalls : row.calls;
+      const cpu = (row.latency as LatencyResult).cpuMs;
+      const at = (m: number) => durationMs(cpu, calls.roundTrips, m);
+      const best = bestMemoryMb(cpu, calls.roundTrips);
+      const product = (m: number) => m * at(m) ** 2;
+      const lambda = lambdaCostPerMillion(at(r.stackMemoryMb), r.stackMemoryMb);
+      const dynamo = dynamoCostPerMillion(calls.reads, calls.writes);
+      const total = isAuthorizer ? lambda + dynamo : lambda + dynamo + perRequestAuth + PRICES.restApiPerMillion;
+      return [
+        row.function,
+        isAuthorizer ? 'Digest answer (runs before every protected request)' : row.label,
+        MEMORY_OPTIONS_MB.map((m) => `${m}: ${at(m).toFixed(1)}`).join(' · '),
+        `${best} MB (${r.stackMemoryMb} MB: +${((product(r.stackMemoryMb) / product(best) - 1) * 100).toFixed(0)}%)`,
+        dollars(lambda),
+        dollars(dynamo),
+        isAuthorizer ? '—' : dollars(perRequestAuth),
+        isAuthorizer ? '—' : dollars(PRICES.restApiPerMillion),
+        `**${dollars(total)}**`,
+      ];
+    });
+  return [
+    '### Memory and cost per million requests (derived)',
+    '',
+    `Duration at each memory size is derived, not measured on Lambda: the CPU time per request measured above (on this machine's x86 cores; arm64 Graviton cores differ somewhat) stretched by the CPU share Lambda gives (a full vCPU at 1,769 MB), plus an **assumed** ${ASSUMED_DYNAMODB_CALL_MS} ms per DynamoDB call in the same region. With d = CPU·1769/M + wait, cost × duration ∝ M·d² is lowest at M = CPU·1769 / wait (\`bench/cost.ts\`); the column shows the best listed size and how far the stack's ${r.stackMemoryMb} MB is from it. Prices: us-east-1 on-demand as of ${PRICES_AS_OF}: Lambda arm64 $${PRICES.lambdaArmGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests; DynamoDB $${PRICES.dynamoPerMillionReads}/M read units, $${PRICES.dynamoPerMillionWrites}/M write units; REST API $${PRICES.restApiPerMillion}/M. Costs at ${r.stackMemoryMb} MB on arm64, warm, with a Digest authorizer call per request; data transfer, logs, storage and cold starts excluded.`,
+    '',
+    table(
+      [
+        'function',
+        'request',
+        'warm ms by memory (MB: ms)',
+        'lowest cost × duration',
+        'Lambda',
+        'DynamoDB',
+        'authorizer',
+        'API Gateway',
+        'total / 1M',
+      ],
+      rows,
+    ),
+  ].join('\n');
+};
+
+export const renderReport = (r: BenchResults): string =>
+  [
+    `_Measured ${r.date} on ${r.environment}. Regenerate with \`npm run bench\`._`,
+    '',
+    sizeSection(r),
+    '',
+    alternativesSection(r),
+    '',
+    latencySection(r),
+    '',
+    callsSection(r),
+    '',
+    scalingSection(r),
+    '',
+    costSection(r),
+    '',
+  ].join('\n');
+
+export const README_START = '<!-- bench:start -->';
+export const README_END = '<!-- bench:end -->';
+
+/** The README with its generated benchmark block replaced; unchanged when the markers are missing. */
+export const withBenchBlock = (readme: string, report: string): string => {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start) return readme;
+  return `${readme.slice(0, start + README_START.length)}\n${report}\n${readme.slice(end)}`;
+};

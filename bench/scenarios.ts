@@ -1,0 +1,285 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NONCE_KEY_NAME } from '../functions/authorizer/authenticator';
+import { ha1 } from '../shared/auth/digest';
+import { userRecord } from '../shared/auth/users';
+import { normalizeAuthor, normalizeIsbn } from '../shared/books/normalize';
+import type { Book } from '../shared/books/types';
+import { DynamoSecretStore, DynamoUserStore } from '../shared/store/dynamodb-auth-store';
+import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
+import { type ApiRequest, authorizerEvent, proxyEvent } from './events';
+
+/** What a scenario's invocations run against. */
+export interface BenchTables {
+  /** Talks straight to DynamoDB (fixtures and the raw SDK calls). */
+  client: DynamoDBDocumentClient;
+  books: string;
+  auth: string;
+}
+
+/**
+ * One kind of request to one function: its event, the status it must answer with, and the raw SDK
+ * calls the function makes for it (the same commands, sent directly), for the latency ratio.
+ */
+export interface Scenario {
+  /** The stack function that serves it. */
+  function: string;
+  label: string;
+  expectedStatus: number;
+  /** Makes fixtures for `count` handler requests and `count` raw calls. */
+  prepare(count: number): Promise<void>;
+  event(i: number): unknown;
+  raw(i: number): Promise<unknown>;
+  /** Why its number of DynamoDB calls is the least that keeps its guarantees. */
+  why: string;
+}
+
+export const BENCH_USER = { username: 'bench', password: 'bench-password', realm: 'books' };
+export const MATCH_AUTHOR = 'Bench Match';
+
+const bookInput = (tag: string, i: number) => ({
+  title: `Bench book ${tag} ${i}`,
+  author: i % 10 === 0 ? MATCH_AUTHOR : `Author ${i % 97}`,
+  isbn: `bench-${tag}-${i}`,
+  publicationYear: 1900 + (i % 100),
+});
+
+const range = (count: number) => Array.from({ length: count }, (_, i) => i);
+
+/** Creates books through the store, a few at a time. */
+const createBooks = async (store: DynamoBookStore, tag: string, count: number): Promise<Book[]> => {
+  const books: Book[] = [];
+  for (let start = 0; start < count; start += 25) {
+    const now = new Date().toISOString();
+    books.push(
+      ...(await Promise.all(
+        range(Math.min(25, count - start)).map((i) =>
+          store.create({ ...bookInput(tag, start + i), createdAt: now, updatedAt: now }),
+        ),
+      )),
+    );
+  }
+  return books;
+};
+
+const bookRequest = (method: string, id: number, body?: unknown): ApiRequest => ({
+  method,
+  resource: '/api/books/{id}',
+  path: `/api/books/${id}`,
+  pathParameters: { id: String(id) },
+  ...(body !== undefined && { body }),
+});
+
+const claimKey = (isbn: string) => ({ pk: `ISBN#${normalizeIsbn(isbn)}`, sk: 0 });
+
+export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario[] => {
+  const store = new DynamoBookStore(client, table);
+  let pool: Book[] = []; // existing books for reads and updates
+  let doomed: Book[] = []; // books the delete scenario removes, handler first half, raw second half
+
+  const getItem = (id: number) =>
+    client.send(new GetCommand({ TableName: table, Key: { pk: 'BOOK', sk: id }, ConsistentRead: true }));
+
+  /** Get, then a conditional Put of the next version: what PUT and PATCH do when the ISBN is kept. */
+  const rawReplace = async (id: number, change: Record<string, unknown>) => {
+    const { Item } = await getItem(id);
+    if (!Item) throw new Error(`raw replace: book ${id} missing`);
+    await client.send(
+      new PutCommand({
+        TableName: table,
+        Item: { ...Item, ...change, updatedAt: new Date().toISOString(), version: Item.version + 1 },
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': Item.version },
+      }),
+    );
+  };
+
+  const ensurePool = async () => {
+    if (pool.length === 0) pool = await createBooks(store, 'pool', 200);
+  };
+  const pick = (i: number) => pool[i % pool.length] as Book;
+
+  return [
+    {
+      function: 'GetBook',
+      label: 'GET /api/books/{id}',
+      expectedStatus: 200,
+      prepare: ensurePool,
+      event: (i) => proxyEvent(bookRequest('GET', pick(i).id)),
+      raw: (i) => getItem(pick(i).id),
+      why: 'one strongly consistent GetItem: the book is one item',
+    },
+    {
+      function: 'ListBooks',
+      label: `GET /api/books?author= (${'20'} matches)`,
+      expectedStatus: 200,
+      prepare: ensurePool,
+      event: () =>
+        proxyEvent({ method: 'GET', resource: '/api/books', path: '/api/books', query: { author: 'bench match' } }),
+      raw: () =>
+        client.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: 'byAuthor',
+            KeyConditionExpression: 'authorKey = :author',
+            ExpressionAttributeValues: { ':author': normalizeAuthor(MATCH_AUTHOR) },
+          }),
+        ),
+      why: 'one Query on the author index per 1 MB of matches: it reads the matches and nothing else',
+    },
+    {
+      function: 'ListBooks',
+      label: 'GET /api/books?limit=20 (one page)',
+      expectedStatus: 200,
+      prepare: ensurePool,
+      event: () => proxyEvent({ method: 'GET', resource: '/api/books', path: '/api/books', query: { limit: '20' } }),
+      raw: () =>
+        client.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': 'BOOK' },
+            ConsistentRead: true,
+            Limit: 21,
+          }),
+        ),
+      why: 'one Query with Limit = limit + 1: the extra book tells whether a next page exists',
+    },
+    {
+      function: 'CreateBook',
+      label: 'POST /api/books',
+      expectedStatus: 201,
+      prepare: async () => {},
+      event: (i) =>
+        proxyEvent({ method: 'POST', resource: '/api/books', path: '/api/books', body: bookInput('create', i) }),
+      raw: async (i) => {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: 'COUNTER', sk: 0 },
+            UpdateExpression: 'ADD lastId :one',
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        const id = Number(Attributes?.lastId);
+        const input = bookInput('raw-create', i);
+        const now = new Date().toISOString();
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: table,
+                  Item: { ...input, id, pk: 'BOOK', sk: id, createdAt: now, updatedAt: now, version: 1 },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                Put: {
+                  TableName: table,
+                  Item: { ...claimKey(input.isbn), bookId: id },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+      },
+      why: 'UpdateItem on the id counter, then one transaction writing the book and its ISBN claim: the id must exist before the book is keyed by it, and the claim must be atomic with the book',
+    },
+    {
+      function: 'ReplaceBook',
+      label: 'PUT /api/books/{id} (ISBN kept)',
+      expectedStatus: 200,
+      prepare: ensurePool,
+      event: (i) => {
+        const book = pick(i);
+        return proxyEvent(bookRequest('PUT', book.id, { ...bookInput('pool', 0), isbn: book.isbn, title: `v${i}` }));
+      },
+      raw: (i) => rawReplace(pick(i).id, { title: `raw ${i}` }),
+      why: 'GetItem, then a conditional PutItem: the stored version, createdAt and ISBN must be read first; a transaction (3 items) only when the ISBN changes',
+    },
+    {
+      function: 'PatchBook',
+      label: 'PATCH /api/books/{id} {title}',
+      expectedStatus: 200,
+      prepare: ensurePool,
+      event: (i) => proxyEvent(bookRequest('PATCH', pick(i).id, { title: `patched ${i}` })),
+      raw: (i) => rawReplace(pick(i).id, { title: `raw patched ${i}` }),
+      why: 'as PUT: the unchanged fields come from the stored book',
+    },
+    {
+      function: 'DeleteBook',
+      label: 'DELETE /api/books/{id}',
+      expectedStatus: 204,
+      prepare: async (count) => {
+        doomed = await createBooks(store, 'doomed', count * 2);
+      },
+      event: (i) => proxyEvent(bookRequest('DELETE', (doomed[i] as Book).id)),
+      raw: async (i) => {
+        const book = doomed[doomed.length / 2 + i] as Book;
+        const { Item } = await getItem(book.id);
+        if (!Item) throw new Error(`raw delete: book ${book.id} missing`);
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: table,
+                  Key: { pk: 'BOOK', sk: book.id },
+                  ConditionExpression: 'version = :version',
+                  ExpressionAttributeValues: { ':version': Item.version },
+                },
+              },
+              {
+                Delete: {
+                  TableName: table,
+                  Key: claimKey(book.isbn),
+                  ConditionExpression: 'bookId = :id',
+                  ExpressionAttributeValues: { ':id': book.id },
+                },
+              },
+            ],
+          }),
+        );
+      },
+      why: 'GetItem (which ISBN claim to release, and the version), then one transaction deleting the book and its claim',
+    },
+    {
+      function: 'Authorizer',
+      label: 'Basic credentials',
+      expectedStatus: 0,
+      prepare: async () => {
+        const { username, password, realm } = BENCH_USER;
+        await new DynamoUserStore(client, auth).put(userRecord(username, password, realm));
+        // As in a deployment that has served before: the nonce key exists, containers only read it.
+        await new DynamoSecretStore(client, auth).getOrCreate(NONCE_KEY_NAME, () => randomBytes(32).toString('base64'));
+      },
+      event: () =>
+        authorizerEvent({
+          method: 'GET',
+          resource: '/api/books',
+          path: '/api/books',
+          headers: {
+            Authorization: `Basic ${Buffer.from(`${BENCH_USER.username}:${BENCH_USER.password}`).toString('base64')}`,
+          },
+        }),
+      raw: () => client.send(new GetCommand({ TableName: auth, Key: { pk: `USER#${BENCH_USER.username}` } })),
+      why: 'one GetItem for the user record; Basic needs no nonce, so nothing is written',
+    },
+  ];
+};
+
+/** A Digest `Authorization` answering `challenge` for GET /api/books (qop=auth, MD5). */
+export const digestAuthorization = (challenge: string, path: string): string => {
+  const param = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(challenge)?.[1] ?? '';
+  const { username, password, realm } = BENCH_USER;
+  const nonce = param('nonce');
+  const cnonce = createHash('md5').update(String(Math.random())).digest('hex').slice(0, 16);
+  const secret = ha1('MD5', username, realm, password);
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  const response = md5(`${secret}:${nonce}:00000001:${cnonce}:auth:${md5(`GET:${path}`)}`);
+  return `Digest username="${username}", realm="${realm}", nonce="${nonce}", uri="${path}", qop=auth, nc=00000001, cnonce="${cnonce}", response="${response}", opaque="${param('opaque')}", algorithm=MD5`;
+};

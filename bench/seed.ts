@@ -1,0 +1,42 @@
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Book } from '../shared/books/types';
+import { toBookItem } from '../shared/store/dynamodb-book-store';
+
+const BATCH = 25; // BatchWriteItem's maximum
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * Writes books with ids `from..to` (inclusive) as the store stores them, 25 per BatchWriteItem and
+ * `parallel` batches in flight, retrying unprocessed items. A bulk load, not the API: no ISBN
+ * claims or counter (the list queries measured never read them).
+ */
+export const seedBooks = async (
+  client: DynamoDBDocumentClient,
+  table: string,
+  from: number,
+  to: number,
+  make: (id: number) => Book,
+  options: { parallel?: number; onProgress?: (written: number) => void } = {},
+): Promise<void> => {
+  let next = from;
+  let written = 0;
+  const worker = async () => {
+    while (next <= to) {
+      const start = next;
+      next = Math.min(to + 1, next + BATCH);
+      let requests: { PutRequest: { Item: Record<string, unknown> } }[] = Array.from(
+        { length: next - start },
+        (_, i) => ({ PutRequest: { Item: { ...toBookItem(make(start + i), 1) } } }),
+      );
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+        requests = (UnprocessedItems?.[table] ?? []) as typeof requests;
+        if (requests.length > 0) await sleep(Math.min(1000, 20 * 2 ** attempt));
+      }
+      written += BATCH;
+      options.onProgress?.(Math.min(written, to - from + 1));
+    }
+  };
+  await Promise.all(Array.from({ length: options.parallel ?? 8 }, worker));
+};

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BuiltFunction,
+  buildFunction,
+  esbuildOptions,
+  extraOverFloor,
+  FLOOR,
+  UnsupportedBundlingOptionError,
+} from '../../bench/bundles';
+import { type DynamoMeter, startDynamoMeter, summarize } from '../../bench/dynamodb-meter';
+import { proxyEvent } from '../../bench/events';
+import { measureImportTimes, median, pairedRatio } from '../../bench/import-time';
+import { loadBundle } from '../../bench/latency';
+import {
+  type BenchResults,
+  overGoal,
+  README_END,
+  README_START,
+  renderReport,
+  withBenchBlock,
+} from '../../bench/report';
+import { measureScaling, SCALING_QUERIES } from '../../bench/scaling';
+import { BUNDLING } from '../../infra/book-library-stack';
+import { lambdaContext } from '../../local/gateway';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { createTestTables } from '../support/dynamodb';
+
+/** The bench's parts on a tiny scale: behaviour only, no timing thresholds, so the bench cannot rot. */
+describe('bench', () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'bench-test-'));
+  let floor: BuiltFunction;
+  let getBook: BuiltFunction;
+  let listBooks: BuiltFunction;
+  let meter: DynamoMeter;
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+
+  beforeAll(async () => {
+    [floor, getBook, listBooks] = await Promise.all([
+      buildFunction(FLOOR, outDir),
+      buildFunction({ name: 'GetBook', entry: 'functions/books/get.ts' }, outDir),
+      buildFunction({ name: 'ListBooks', entry: 'functions/books/list.ts' }, outDir),
+    ]);
+    tables = await createTestTables();
+    meter = await startDynamoMeter(tables.endpoint);
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: meter.endpoint,
+      BOOKS_TABLE_NAME: tables.names.books,
+      POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await meter?.close();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('builds with the options the stack gives NodejsFunction, and refuses options it cannot reproduce', () => {
+    const options = esbuildOptions(BUNDLING, 'functions/books/get.ts', '/tmp/x/index.mjs');
+    expect(options).toMatchObject({
+      bundle: true,
+      platform: 'node',
+      format: BUNDLING.format,
+      mainFields: BUNDLING.mainFields,
+      minify: BUNDLING.minify,
+      banner: { js: BUNDLING.banner },
+      external: BUNDLING.externalModules,
+    });
+    expect(() => esbuildOptions({ ...BUNDLING, nodeModules: ['x'] }, 'a.ts', 'b.mjs')).toThrow(
+      UnsupportedBundlingOptionError,
+    );
+  });
+
+  it('reports the bundle Lambda loads, and what a function adds over the floor, largest first', () => {
+    expect(getBook.file.endsWith('index.mjs')).toBe(true);
+    expect(getBook.bytes).toBe(statSync(getBook.file).size);
+    expect(extraOverFloor(floor, floor)).toEqual([]);
+    const extras = extraOverFloor(getBook, floor);
+    expect(extras.length).toBeGreaterThan(0);
+    expect(extras.map(([, bytes]) => bytes)).toEqual([...extras.map(([, bytes]) => bytes)].sort((a, b) => b - a));
+  });
+
+  it('times a fresh-process import of each bundle', () => {
+    const times = measureImportTimes([floor.file, getBook.file], 1);
+    for (const file of [floor.file, getBook.file]) {
+      expect(times.get(file)?.wallMs).toBeGreaterThan(0);
+      expect(times.get(file)?.cpuMs).toBeGreaterThan(0);
+    }
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    const sample = (cpuMs: number) => ({ cpuMs, wallMs: cpuMs });
+    const base = { ...sample(10), samples: [sample(10), sample(20), sample(10)] };
+    const slower = { ...sample(12), samples: [sample(11), sample(24), sample(30)] };
+    expect(pairedRatio(slower, base, (t) => t.cpuMs)).toBe(1.2); // rounds: 1.1, 1.2, 3 → median 1.2
+  });
+
+  it('meters the shipped bundle’s DynamoDB calls and their consumed capacity', async () => {
+    const store = new DynamoBookStore(tables.documentClient, tables.names.books);
+    const now = new Date().toISOString();
+    const book = await store.create({
+      title: 'T',
+      author: 'A',
+      isbn: 'meter-1',
+      publicationYear: 2000,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const handler = await loadBundle(getBook.file, 'bench-test');
+    meter.take();
+    const event = proxyEvent({
+      method: 'GET',
+      resource: '/api/books/{id}',
+      path: `/api/books/${book.id}`,
+      pathParameters: { id: String(book.id) },
+    });
+    const result = (await handler(event, lambdaContext('GetBook', 'r1'))) as { statusCode: number };
+    expect(result.statusCode).toBe(200);
+    const calls = summarize(meter.take());
+    expect(calls).toMatchObject({ roundTrips: 1, operations: 'GetItem', writes: 0 });
+    expect(calls.reads).toBeGreaterThan(0);
+  });
+
+  it('grows a table and measures every list query at each size through the list bundle', async () => {
+    const list = await loadBundle(listBooks.file, 'bench-scale');
+    const rows = await measureScaling({
+      client: tables.documentClient,
+      table: tables.names.books,
+      sizes: [40, 80],
+      list,
+      meter,
+      log: () => undefined,
+    });
+    expect(rows).toHaveLength(2 * SCALING_QUERIES.length);
+    for (const row of rows) {
+      expect(row.status).toBe(200);
+      expect(row.roundTrips).toBeGreaterThan(0);
+    }
+    const whole = rows.filter((r) => r.label.startsWith('no filter'));
+    // ids 1..size (the metering test's book 1 is overwritten by the seed)
+    expect(whole.map((r) => r.books)).toEqual([40, 80]);
+  }, 60_000);
+
+  it('renders the tables, flags functions over the goal, and replaces only the README block', () => {
+    const size = (name: string, bytes: number, importMs: number) => ({
+      name,
+      bytes,
+      importMs,
+      importWallMs: importMs * 2,
+      importRatio: importMs / 40,
+      importWallRatio: importMs / 40,
+      extras: [],
+    });
+    const results: BenchResults = {
+      date: 'now',
+      environment: 'test',
+      importRuns: 9,
+      requests: 500,
+      floor: size('Floor', 100_000, 40),
+      functions: [size('GetBook', 110_000, 44), size('ListBooks', 120_000, 41), size('Authorizer', 100_000, 47)],
+      alternatives: [],
+      routes: [],
+      scaling: [],
+      stackMemoryMb: 512,
+    };
+    expect(overGoal(results)).toEqual(['ListBooks', 'Authorizer']);
+    const report = renderReport(results);
+    expect(report).toMatch(/\| GetBook +\| 107.4 +\| 1.100× +\| 44.00 +\| 1.100× +\|/);
+    expect(report).toContain('**not met** by ListBooks, Authorizer');
+
+    const readme = `# T\n## Benchmarks\nintro\n${README_START}\nold\n${README_END}\nafter\n`;
+    expect(withBenchBlock(readme, 'new')).toBe(
+      `# T\n## Benchmarks\nintro\n${README_START}\nnew\n${README_END}\nafter\n`,
+    );
+    expect(withBenchBlock('no markers', 'new')).toBe('no markers');
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { BookService } from '../../shared/books/book-service';
+import { decodeCursor, encodeCursor } from '../../shared/books/cursor';
+import { ValidationError } from '../../shared/books/errors';
+import { parseBookQuery } from '../../shared/books/schemas';
+import { MemoryBookStore } from '../support/memory-book-store';
+
+const errorsOf = (run: () => unknown) => {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ValidationError) return error.errors;
+    throw error;
+  }
+  throw new Error('expected a ValidationError');
+};
+
+describe('parseBookQuery', () => {
+  it('without limit or cursor asks for the whole list, as the contract has it', () => {
+    expect(parseBookQuery({ author: 'Frank Herbert', year: '1965', other: 'x' })).toEqual({
+      filter: { author: 'Frank Herbert', year: 1965 },
+    });
+    expect(parseBookQuery(null)).toEqual({ filter: {} });
+  });
+
+  it('with limit and/or cursor asks for a page; a cursor alone gets the default page size', () => {
+    expect(parseBookQuery({ limit: '25' })).toEqual({ filter: {}, page: { limit: 25 } });
+    expect(parseBookQuery({ year: '1965', limit: '1000', cursor: encodeCursor(42) })).toEqual({
+      filter: { year: 1965 },
+      page: { limit: 1000, after: 42 },
+    });
+    expect(parseBookQuery({ cursor: encodeCursor(7) })).toEqual({ filter: {}, page: { limit: 100, after: 7 } });
+  });
+
+  it.each(['0', '1001', '-1', '1.5', 'ten', ''])('rejects limit=%j with errors.limit', (limit) => {
+    expect(errorsOf(() => parseBookQuery({ limit }))).toEqual({ limit: 'Limit must be an integer from 1 to 1000' });
+  });
+
+  it.each([
+    '',
+    'not a cursor',
+    Buffer.from('0').toString('base64url'),
+    Buffer.from('12a').toString('base64url'),
+    'MTI=',
+  ])('rejects cursor=%j with errors.cursor', (cursor) => {
+    expect(errorsOf(() => parseBookQuery({ cursor }))).toEqual({ cursor: 'Cursor is not valid' });
+  });
+
+  it('reports every bad parameter at once', () => {
+    expect(errorsOf(() => parseBookQuery({ year: 'x', limit: '0', cursor: '!' }))).toEqual({
+      year: 'Year must be an integer',
+      limit: 'Limit must be an integer from 1 to 1000',
+      cursor: 'Cursor is not valid',
+    });
+  });
+});
+
+describe('cursors', () => {
+  it('round-trip any id, and accept only their one canonical spelling', () => {
+    for (const id of [1, 42, Number.MAX_SAFE_INTEGER]) expect(decodeCursor(encodeCursor(id))).toBe(id);
+    expect(decodeCursor(Buffer.from(String(Number.MAX_SAFE_INTEGER + 1)).toString('base64url'))).toBeUndefined();
+    expect(decodeCursor(`${encodeCursor(42)}=`)).toBeUndefined();
+  });
+});
+
+describe('BookService.page', () => {
+  const seeded = async (count: number) => {
+    const service = new BookService(new MemoryBookStore());
+    for (let i = 1; i <= count; i++) {
+      await service.create({
+        title: `T${i}`,
+        author: i % 2 ? 'Odd' : 'Even',
+        isbn: `isbn-${i}`,
+        publicationYear: 2000,
+      });
+    }
+    return service;
+  };
+
+  it('walks every book exactly once, in id order, following nextAfter', async () => {
+    const service = await seeded(7);
+    const seen: number[] = [];
+    let after: number | undefined;
+    let pages = 0;
+    do {
+      const page = await service.page({}, { limit: 3, ...(after !== undefined && { after }) });
+      seen.push(...page.books.map((b) => b.id));
+      after = page.nextAfter;
+      pages++;
+    } while (after !== undefined);
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(pages).toBe(3);
+  });
+
+  it('gives no next page when the last page is exactly full', async () => {
+    const service = await seeded(6);
+    const second = await service.page({}, { limit: 3, after: 3 });
+    expect(second.books.map((b) => b.id)).toEqual([4, 5, 6]);
+    expect(second.nextAfter).toBeUndefined();
+  });
+
+  it('pages within a filter', async () => {
+    const service = await seeded(7);
+    const first = await service.page({ author: 'odd' }, { limit: 2 });
+    expect(first.books.map((b) => b.id)).toEqual([1, 3]);
+    const next = await service.page({ author: 'odd' }, { limit: 2, after: first.nextAfter as number });
+    expect(next.books.map((b) => b.id)).toEqual([5, 7]);
+    expect(next.nextAfter).toBeUndefined();
+  });
+});
