@@ -251,9 +251,9 @@ describe('BookLibraryStack', () => {
       expect(retention.every((days) => typeof days === 'number')).toBe(true);
     });
 
-    it('encrypts the tables and the secret', () => {
+    it('encrypts the tables, which also hold the nonce key (no separate secret to rotate)', () => {
       template.allResourcesProperties('AWS::DynamoDB::Table', { SSESpecification: { SSEEnabled: true } });
-      template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+      template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     });
   });
 
