@@ -8,6 +8,8 @@ import {
   esbuildOptions,
   extraOverFloor,
   FLOOR,
+  FLOOR_BUNDLING,
+  savingsAgainstFloor,
   UnsupportedBundlingOptionError,
 } from '../../bench/bundles';
 import { type DynamoMeter, startDynamoMeter, summarize } from '../../bench/dynamodb-meter';
@@ -39,7 +41,7 @@ describe('bench', () => {
 
   beforeAll(async () => {
     [floor, getBook, listBooks] = await Promise.all([
-      buildFunction(FLOOR, outDir),
+      buildFunction(FLOOR, outDir, FLOOR_BUNDLING),
       buildFunction({ name: 'GetBook', entry: 'functions/books/get.ts' }, outDir),
       buildFunction({ name: 'ListBooks', entry: 'functions/books/list.ts' }, outDir),
     ]);
@@ -80,6 +82,14 @@ describe('bench', () => {
     const extras = extraOverFloor(getBook, floor);
     expect(extras.length).toBeGreaterThan(0);
     expect(extras.map(([, bytes]) => bytes)).toEqual([...extras.map(([, bytes]) => bytes)].sort((a, b) => b - a));
+  });
+
+  it('builds the floor by the issue’s recipe, without the stack’s alias, and shows what the alias saves', () => {
+    expect(FLOOR_BUNDLING).toEqual(expect.not.objectContaining({ esbuildArgs: expect.anything() }));
+    expect(esbuildOptions(BUNDLING, 'a.ts', 'b.mjs').alias).toEqual({
+      '@aws-sdk/credential-provider-node': expect.stringMatching(/shared\/aws\/lambda-credential-provider\.ts$/),
+    });
+    expect(savingsAgainstFloor(getBook, floor).map(([pkg]) => pkg)).toContain('@aws-sdk/nested-clients');
   });
 
   it('times a fresh-process import of each bundle', () => {
@@ -151,6 +161,7 @@ describe('bench', () => {
       importRatio: importMs / 40,
       importWallRatio: importMs / 40,
       extras: [],
+      savings: [],
     });
     const results: BenchResults = {
       date: 'now',
