@@ -24,6 +24,9 @@ Environment:
   AUTH_REALM         authentication realm (default books)
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
+  POWERTOOLS_LOG_LEVEL         INFO shows the JSON access line Lambda logs for each request
+                               (default WARN here: the one-line request log is easier to read)
+  POWERTOOLS_METRICS_DISABLED  false prints the EMF metric lines Lambda emits (default true here)
 `;
 
 const fail = (message: string): never => {
@@ -53,6 +56,9 @@ const main = async () => {
   process.env.AUTH_TABLE_NAME ??= DEFAULT_TABLE_NAMES.auth;
   process.env.AUTH_REALM ||= 'books';
   process.env.NONCE_SECRET ||= randomBytes(32).toString('base64');
+  // On a laptop the JSON access line and EMF blobs repeat the one-line request log; errors still print.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const realm = process.env.AUTH_REALM;
   const publicReads = process.env.PUBLIC_READS === 'true';
   let users: ReturnType<typeof parseUserList> = [];
