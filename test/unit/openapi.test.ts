@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, requiresAuth } from '../../infra/routes';
 import { BookQuerySchema } from '../../shared/books/schemas';
@@ -117,5 +118,20 @@ describe('OpenAPI document and route table', () => {
       }
     }
     expect(JSON.parse(JSON.stringify(doc))).toEqual(doc); // plain JSON, nothing lost in serialisation
+  });
+
+  it('validates against the official OpenAPI 3.1 JSON Schema, with public reads and without', async () => {
+    for (const publicReads of [false, true]) {
+      const validator = new Validator();
+      const result = await validator.validate(buildOpenApiDocument({ publicReads }) as Record<string, unknown>);
+      expect(result.errors).toBeUndefined();
+      expect(result.valid).toBe(true);
+      expect(validator.version).toBe('3.1');
+    }
+  });
+
+  it('and the validator does reject a broken document', async () => {
+    const broken = { ...doc, paths: { '/api/books': { get: { responses: { 200: { content: {} } } } } } };
+    expect((await new Validator().validate(broken as Record<string, unknown>)).valid).toBe(false);
   });
 });
