@@ -11,7 +11,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 import { addAlarms } from './alarms';
-import { AUTHORIZER, ROUTES, type Route, requiresAuth } from './routes';
+import { AUTHORIZER, FUNCTION_TIMEOUT_SECONDS, ROUTES, type Route, requiresAuth } from './routes';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -288,7 +288,7 @@ export class BookLibraryStack extends Stack {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       tracing: this.props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment: {

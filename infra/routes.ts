@@ -117,4 +117,10 @@ const safeDecode = (segment: string): string => {
 };
 
 /** The REQUEST authorizer guarding protected routes, in the stack and in the local server. */
+/**
+ * Every function's timeout, read by the stack and by the local gateway's Lambda context, so a
+ * handler runs against the same deadline on a laptop as on Lambda.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
+
 export const AUTHORIZER = { name: 'Authorizer', entry: 'functions/authorizer/handler.ts' } as const;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { RouteMatch } from '../infra/routes';
+import { FUNCTION_TIMEOUT_SECONDS, type RouteMatch } from '../infra/routes';
 
 /** What API Gateway itself answers, without calling a function. */
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -120,9 +120,13 @@ export const toProxyEvent = (
   };
 };
 
-/** A Lambda context good enough for middy and Powertools: ids, names and a 29 s budget like the gateway's. */
-export const lambdaContext = (functionName: string, requestId: string): Context => {
-  const deadline = Date.now() + 29_000;
+/** A Lambda context good enough for middy and Powertools: ids, names and the functions' own deadline. */
+export const lambdaContext = (
+  functionName: string,
+  requestId: string,
+  timeoutMs = FUNCTION_TIMEOUT_SECONDS * 1_000,
+): Context => {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,

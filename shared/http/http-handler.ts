@@ -17,12 +17,20 @@ export interface HttpHandlerOptions {
   use?: MiddlewareObj<HttpEvent, HttpResponse>[];
 }
 
+/**
+ * How long before Lambda's timeout the request gives up: middy then rejects it, and the error
+ * middleware answers the generic 500 (logged once) instead of Lambda killing the function and API
+ * Gateway answering a bodiless 502/504. The DynamoDB client's own limits bound each call; this
+ * bounds the whole request (a write makes two calls, more when it retries a lost race).
+ */
+export const GIVE_UP_BEFORE_TIMEOUT_MS = 500;
+
 /** The middy stack every route shares, around a handler that only parses, calls a use case and shapes the response. */
 export const httpHandler = (
   handle: (event: HttpEvent, context: Context) => Promise<HttpResponse>,
   options: HttpHandlerOptions = {},
 ) => {
-  const stack = middy<HttpEvent, HttpResponse>()
+  const stack = middy<HttpEvent, HttpResponse>({ timeoutEarlyInMillis: GIVE_UP_BEFORE_TIMEOUT_MS })
     // logEvent pinned off: POWERTOOLS_LOGGER_LOG_EVENT=true would otherwise log Authorization headers and bodies.
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
     .use(accessLog() as any)

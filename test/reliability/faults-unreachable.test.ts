@@ -2,6 +2,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
+import { lambdaContext } from '../../local/gateway';
+import { GIVE_UP_BEFORE_TIMEOUT_MS } from '../../shared/http/http-handler';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 import { captureLogs } from '../support/log-capture';
 import { contextFor, proxyEventFor } from '../support/proxy-event';
@@ -29,14 +31,15 @@ const container = async (endpoint: string) => {
   };
 };
 
-const invoke = async (handler: Handler, method: string, body?: unknown) => {
+const invoke = async (handler: Handler, method: string, body?: unknown, timeoutMs?: number) => {
   const event = proxyEventFor({
     method,
     target: '/api/books',
     headers: { 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   }) as APIGatewayProxyEvent;
-  const context = contextFor(event);
+  const context =
+    timeoutMs === undefined ? contextFor(event) : lambdaContext('fuzz', event.requestContext.requestId, timeoutMs);
   const started = performance.now();
   const result = await handler(event, context);
   return { result, ms: performance.now() - started, requestId: context.awsRequestId };
@@ -81,6 +84,26 @@ describe('DynamoDB unreachable', () => {
       expect(response.ms).toBeGreaterThanOrEqual(CLIENT_LIMITS.maxAttempts * CLIENT_LIMITS.requestTimeout - 100);
       expect(response.ms).toBeLessThan(DYNAMODB_CALL_WORST_CASE_MS.silentServer + 2_500);
       expect(sockets.size).toBeGreaterThanOrEqual(CLIENT_LIMITS.maxAttempts);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 20_000);
+
+  it('a request that would outlast the function: the generic 500 just before Lambda’s timeout, not a 504', async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', () => undefined);
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    try {
+      const handlers = await container(`http://127.0.0.1:${(silent.address() as { port: number }).port}`);
+      const functionTimeoutMs = 1_500; // shorter than the client's own worst case (about 6 s)
+      const response = await invoke(handlers.create, 'POST', book, functionTimeoutMs);
+      expectGeneric500(response);
+      expect(response.ms).toBeGreaterThanOrEqual(functionTimeoutMs - GIVE_UP_BEFORE_TIMEOUT_MS - 50);
+      expect(response.ms).toBeLessThan(functionTimeoutMs - GIVE_UP_BEFORE_TIMEOUT_MS + 250);
     } finally {
       for (const socket of sockets) socket.destroy();
       silent.close();
