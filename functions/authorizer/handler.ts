@@ -1,4 +1,4 @@
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { logger } from '../../shared/logger';
 import { countAuthenticationDenied } from '../../shared/observability/metrics';
 import { getAuthenticator } from './authenticator';
@@ -14,7 +14,11 @@ const headerValue = (event: APIGatewayRequestAuthorizerEvent, name: string) =>
  * (the gateway's ACCESS_DENIED response turns it into 401 + WWW-Authenticate); it never throws for
  * them. A failure of its own (DynamoDB down) is thrown and becomes the gateway's 500.
  */
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+export const handler = async (
+  event: APIGatewayRequestAuthorizerEvent,
+  context?: Context,
+): Promise<APIGatewayAuthorizerResult> => {
+  if (context) logger.addContext(context); // this function's name and request id on its lines
   const authenticator = await getAuthenticator();
   const result = await authenticator.authenticate({
     method: event.httpMethod,

@@ -157,6 +157,14 @@ describe('logs and metrics of real requests', () => {
     }
   });
 
+  it('logs each denial from the authorizer under the authorizer’s own function name and request id', () => {
+    const denials = jsonLines().filter((line) => line.message === 'Authentication failed');
+    expect(denials.length).toBeGreaterThanOrEqual(4);
+    for (const line of denials) {
+      expect(line).toMatchObject({ function_name: 'Authorizer', function_request_id: line.requestId });
+    }
+  });
+
   it('logs an unhandled error once, at ERROR level, with the request id', () => {
     const errors = jsonLines().filter((line) => line.level === 'ERROR');
     expect(errors).toHaveLength(1);
