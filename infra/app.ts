@@ -1,6 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BookLibraryStack } from './book-library-stack';
+import { stackOptionsFromContext } from './context';
 
 /**
  * Context options (`cdk deploy -c stage=prod -c throttleRate=100`):
@@ -8,6 +9,7 @@ import { BookLibraryStack } from './book-library-stack';
  *   throttleRate   steady requests per second for the stage (default 50)
  *   throttleBurst  burst capacity (default 100)
  *   realm          authentication realm (default "books")
+ *   digestAlgorithm  "MD5" or "SHA-256": the algorithm the Digest challenge offers (default "MD5")
  *   publicReads    "true": the two GET routes need no credentials (default "false")
  *   retainData     "true": keep and protect the tables outside "prod" too (default "false")
  *   tracing        "true": active X-Ray tracing for the stage and the functions (default "false")
@@ -18,23 +20,7 @@ import { BookLibraryStack } from './book-library-stack';
  * reason in the stack stops synthesis.
  */
 const app = new App();
-const context = (name: string, fallback: string) => String(app.node.tryGetContext(name) ?? fallback);
-const optional = (name: string) => context(name, '') || undefined;
-const stage = context('stage', 'dev');
-
-new BookLibraryStack(app, `BookLibrary-${stage}`, {
-  stage,
-  realm: context('realm', 'books'),
-  publicReads: context('publicReads', 'false') === 'true',
-  retainData: stage === 'prod' || context('retainData', 'false') === 'true',
-  throttling: {
-    rateLimit: Number(context('throttleRate', '50')),
-    burstLimit: Number(context('throttleBurst', '100')),
-  },
-  tracing: context('tracing', 'false') === 'true',
-  webAclArn: optional('webAclArn'),
-  alarmTopicArn: optional('alarmTopicArn'),
-  samLocal: context('samLocal', 'false') === 'true',
-});
+const options = stackOptionsFromContext((name) => app.node.tryGetContext(name));
+new BookLibraryStack(app, `BookLibrary-${options.stage}`, options);
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -9,6 +9,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
+import type { DigestAlgorithm } from '../shared/auth/digest';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 import { addAlarms } from './alarms';
 import { AUTHORIZER, FUNCTION_TIMEOUT_SECONDS, ROUTES, type Route, requiresAuth } from './routes';
@@ -22,6 +23,8 @@ export interface BookLibraryStackProps extends StackProps {
   retainData: boolean;
   /** Authentication realm (user records are per realm). */
   realm: string;
+  /** The Digest algorithm the challenge offers (default MD5, which every tested client speaks). */
+  digestAlgorithm?: DigestAlgorithm;
   /** The two GET routes need no credentials. */
   publicReads: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -104,7 +107,7 @@ export class BookLibraryStack extends Stack {
 
     this.api = this.restApi();
     this.addGatewayResponses(props.realm);
-    const authorizer = this.authorizer(props.realm);
+    const authorizer = this.authorizer(props.realm, props.digestAlgorithm ?? 'MD5');
     // Path parameters are declared required and checked by API Gateway; bodies are validated by
     // the handlers, whose 400 bodies the contract fixes (a gateway model would answer its own body).
     const validator = new apigateway.RequestValidator(this, 'ParameterValidator', {
@@ -318,10 +321,11 @@ export class BookLibraryStack extends Stack {
    * The REQUEST authorizer: no result cache (every nonce is single-use) and no identity source, or
    * API Gateway would answer a request without Authorization itself, with no challenge.
    */
-  private authorizer(realm: string) {
+  private authorizer(realm: string, digestAlgorithm: DigestAlgorithm) {
     const fn = this.routeFunction(AUTHORIZER.name, AUTHORIZER.entry, {
       AUTH_TABLE_NAME: this.authTable.tableName,
       AUTH_REALM: realm,
+      DIGEST_ALGORITHM: digestAlgorithm,
       NONCE_LIFETIME_SECONDS: '300',
     });
     // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/authenticator.ts).

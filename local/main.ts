@@ -24,6 +24,7 @@ Environment:
   AUTH_REALM         authentication realm (default books)
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
+  DIGEST_ALGORITHM   MD5 or SHA-256: the algorithm the Digest challenge offers (default MD5)
   POWERTOOLS_LOG_LEVEL         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   POWERTOOLS_METRICS_DISABLED  false prints the EMF metric lines Lambda emits (default true here)

@@ -39,6 +39,7 @@ describe('BookLibraryStack', () => {
     ({ template, findings } = synth('dev', false));
     prod = synth('prod', true, {
       publicReads: true,
+      digestAlgorithm: 'SHA-256',
       tracing: true,
       alarmTopicArn: TOPIC,
       webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/ops/abc',
@@ -141,6 +142,14 @@ describe('BookLibraryStack', () => {
     expect(authorizerPolicy).toContain('dynamodb:PutItem');
     expect(authorizerPolicy).not.toContain('secretsmanager');
     expect(authorizerPolicy).not.toContain('dynamodb:DeleteItem');
+  });
+
+  it('offers MD5 Digest by default and SHA-256 when the option asks for it', () => {
+    const digestAlgorithmOf = (t: Template) =>
+      Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Authorizer'))?.[1]
+        .Properties.Environment.Variables.DIGEST_ALGORITHM;
+    expect(digestAlgorithmOf(template)).toBe('MD5');
+    expect(digestAlgorithmOf(prod.template)).toBe('SHA-256');
   });
 
   it('throttles the stage', () => {

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidContextError, stackOptionsFromContext } from '../../infra/context';
+
+const options = (context: Record<string, string> = {}) => stackOptionsFromContext((name) => context[name]);
+
+describe('stack options from cdk context', () => {
+  it('defaults to a dev stage with every route protected, MD5 Digest and 50 requests/s, burst 100', () => {
+    expect(options()).toEqual({
+      stage: 'dev',
+      realm: 'books',
+      digestAlgorithm: 'MD5',
+      publicReads: false,
+      retainData: false,
+      throttling: { rateLimit: 50, burstLimit: 100 },
+      tracing: false,
+      webAclArn: undefined,
+      alarmTopicArn: undefined,
+      samLocal: false,
+    });
+  });
+
+  it('reads every option, and a prod stage always retains its data', () => {
+    expect(
+      options({
+        stage: 'prod',
+        realm: 'library',
+        digestAlgorithm: 'SHA-256',
+        publicReads: 'true',
+        throttleRate: '100',
+        throttleBurst: '200',
+        tracing: 'true',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
+      }),
+    ).toMatchObject({
+      stage: 'prod',
+      realm: 'library',
+      digestAlgorithm: 'SHA-256',
+      publicReads: true,
+      retainData: true,
+      throttling: { rateLimit: 100, burstLimit: 200 },
+      tracing: true,
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
+    });
+    expect(options({ stage: 'test', retainData: 'true' }).retainData).toBe(true);
+  });
+
+  it.each([
+    ['throttleRate', 'fast', 'a positive number'],
+    ['throttleBurst', '0', 'a positive number'],
+    ['publicReads', 'yes', '"true" or "false"'],
+    ['tracing', 'TRUE', '"true" or "false"'],
+    ['digestAlgorithm', 'SHA-512', 'MD5 or SHA-256'],
+    ['stage', 'my_stage', 'letters, digits and hyphens'],
+  ])('refuses %s=%s, naming the option and what it expects', (name, value, expected) => {
+    expect(() => options({ [name]: value })).toThrow(InvalidContextError);
+    expect(() => options({ [name]: value })).toThrow(`${name}="${value}"`);
+    expect(() => options({ [name]: value })).toThrow(expected);
+  });
+});
