@@ -8,6 +8,9 @@ import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
 let authenticator: Promise<Authenticator> | undefined;
 
+/** The auth-table item name of the nonce HMAC key. */
+export const NONCE_KEY_NAME = 'nonce-hmac-key';
+
 /**
  * The nonce HMAC key: `NONCE_SECRET` locally, else a random key kept in the auth table, created by
  * the first container that asks and read once per container after that. The table, not Secrets
@@ -16,9 +19,6 @@ let authenticator: Promise<Authenticator> | undefined;
  * authorizer opens anyway, where Secrets Manager took a second SDK client (29 KB, about 8% of the
  * bundle) and a second TLS handshake on every cold start.
  */
-/** The auth-table item name of the nonce HMAC key. */
-export const NONCE_KEY_NAME = 'nonce-hmac-key';
-
 const nonceSecret = async (client: DynamoDBDocumentClient, tableName: string): Promise<Buffer> => {
   if (process.env.NONCE_SECRET) return Buffer.from(process.env.NONCE_SECRET, 'utf8');
   const secret = await new DynamoSecretStore(client, tableName).getOrCreate(NONCE_KEY_NAME, () =>

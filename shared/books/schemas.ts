@@ -4,8 +4,6 @@ import { ValidationError } from './errors';
 import { DEFAULT_PAGE_LIMIT, MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
 import type { BookFilter, BookInput, BookListQuery, BookPatch, FieldErrors } from './types';
 
-export { MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
-
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 300;
 export const MAX_ISBN_LENGTH = 32;
@@ -168,7 +166,3 @@ export const parseBookQuery = (query: Record<string, string | undefined> | null)
   if (limit === undefined && cursor === undefined) return { filter };
   return { filter, page: { limit: limit ?? DEFAULT_PAGE_LIMIT, ...(cursor !== undefined && { after: cursor }) } };
 };
-
-/** The filter alone (unknown parameters, and the page parameters, are ignored). */
-export const parseBookFilter = (query: Record<string, string | undefined> | null): BookFilter =>
-  parseBookQuery(query).filter;

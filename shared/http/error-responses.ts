@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { BookNotFoundError, DuplicateIsbnError, ValidationError } from '../books/errors';
 import { logger } from '../logger';
-import { PayloadTooLargeError, ResultTooLargeError, UnsupportedMediaTypeError } from './errors';
+import { HttpError } from './errors';
 import { empty, failure, internalError, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';
 
@@ -10,13 +10,7 @@ export const responseForError = (error: unknown): HttpResponse | undefined => {
   if (error instanceof ValidationError) return validationFailure(error.errors);
   if (error instanceof BookNotFoundError) return empty(404);
   if (error instanceof DuplicateIsbnError) return empty(409);
-  if (
-    error instanceof PayloadTooLargeError ||
-    error instanceof UnsupportedMediaTypeError ||
-    error instanceof ResultTooLargeError
-  ) {
-    return failure(error.statusCode, error.message);
-  }
+  if (error instanceof HttpError) return failure(error.statusCode, error.message);
   return undefined;
 };
 

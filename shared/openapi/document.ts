@@ -1,7 +1,9 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ROUTES, type Route, requiresAuth } from '../../infra/routes';
+import { MAX_BOOK_ID } from '../books/limits';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
+import { ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
 import { MAX_BODY_BYTES } from '../http/json-body';
 import { INTERNAL_ERROR_MESSAGE } from '../http/responses';
 
@@ -55,7 +57,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 
-type Status = '200' | '201' | '204' | '400' | '404' | '409' | '413' | '415';
+type Status = '200' | '201' | '204' | '400' | '404' | '409' | '413' | '415' | '422';
 
 interface OperationSpec {
   summary: string;
@@ -70,6 +72,15 @@ const NOT_FOUND = { description: 'No book has this id (no body)' };
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
 
+/** PUT and PATCH answer alike: the book as stored now, or why not. */
+const UPDATE_RESPONSES = {
+  '200': BOOK_OK,
+  '400': response('ValidationFailed'),
+  '404': NOT_FOUND,
+  '409': ISBN_TAKEN,
+  ...BODY_ERRORS,
+};
+
 /** Per route name: what the handler answers besides the statuses every route shares. */
 export const OPERATIONS: Record<string, OperationSpec> = {
   ListBooks: {
@@ -77,10 +88,17 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     query: true,
     responses: {
       '200': {
-        description: 'Matching books (empty when none match)',
+        description: 'Matching books (empty when none match); with `limit` or `cursor`, one page of them',
+        headers: {
+          Link: {
+            description: 'With `limit` or `cursor`, while more books match: `<next page URL>; rel="next"` (RFC 8288)',
+            schema: { type: 'string' },
+          },
+        },
         content: jsonContent({ type: 'array', items: ref('Book') }),
       },
       '400': response('ValidationFailed'),
+      '422': response('ResultTooLarge'),
     },
   },
   CreateBook: {
@@ -106,24 +124,12 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   ReplaceBook: {
     summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
     body: 'BookInput',
-    responses: {
-      '200': BOOK_OK,
-      '400': response('ValidationFailed'),
-      '404': NOT_FOUND,
-      '409': ISBN_TAKEN,
-      ...BODY_ERRORS,
-    },
+    responses: UPDATE_RESPONSES,
   },
   PatchBook: {
     summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
     body: 'BookPatch',
-    responses: {
-      '200': BOOK_OK,
-      '400': response('ValidationFailed'),
-      '404': NOT_FOUND,
-      '409': ISBN_TAKEN,
-      ...BODY_ERRORS,
-    },
+    responses: UPDATE_RESPONSES,
   },
   DeleteBook: {
     summary: 'Delete a book',
@@ -208,7 +214,7 @@ const components = () => {
         type: 'object',
         required: ['id', 'title', 'author', 'isbn', 'publicationYear', 'createdAt', 'updatedAt'],
         properties: {
-          id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+          id: { type: 'integer', minimum: 1, maximum: MAX_BOOK_ID },
           ...properties,
           createdAt: { type: 'string', format: 'date-time' },
           updatedAt: { type: 'string', format: 'date-time' },
@@ -246,7 +252,11 @@ const components = () => {
       },
       UnsupportedMediaType: {
         description: 'A body that is not application/json',
-        content: jsonContent(errorBody(415, 'Content-Type must be application/json')),
+        content: jsonContent(errorBody(415, new UnsupportedMediaTypeError().message)),
+      },
+      ResultTooLarge: {
+        description: 'The whole list would pass the 6 MB a Lambda response can carry: ask for pages with `limit`',
+        content: jsonContent(errorBody(422, new ResultTooLargeError().message)),
       },
       TooManyRequests: { description: 'Stage throttling limit reached (answered by API Gateway)' },
       InternalError: {

@@ -17,8 +17,6 @@ export interface BookStore {
   create(book: NewBook): Promise<Book>;
   /** A strongly consistent read; undefined when the book does not exist. */
   get(id: number): Promise<Book | undefined>;
-  /** Every matching book, in ascending id order, in memory at once (tools and tests; the API streams). */
-  list(filter: BookFilter): Promise<Book[]>;
   /**
    * The matching books in ascending id order, fetched page by page as the caller consumes them,
    * so it holds one storage page at a time and stops reading when the caller stops.

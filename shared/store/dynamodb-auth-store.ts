@@ -6,6 +6,7 @@ import {
   paginateScan,
 } from '@aws-sdk/lib-dynamodb';
 import type { NonceLedger, StoredUser, UserStore } from '../auth/types';
+import { isConditionalCheckFailure } from './dynamodb-errors';
 
 const userKey = (username: string) => ({ pk: `USER#${username}` });
 
@@ -86,7 +87,7 @@ export class DynamoNonceLedger implements NonceLedger {
       );
       return true;
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
   }
@@ -118,7 +119,7 @@ export class DynamoSecretStore {
       );
       return value;
     } catch (error) {
-      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      if (!isConditionalCheckFailure(error)) throw error;
       const winner = await this.read(key);
       if (winner === undefined) throw new Error(`Secret ${name} was created and removed at once`);
       return winner;

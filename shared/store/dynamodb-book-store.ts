@@ -13,6 +13,7 @@ import { MAX_BOOK_ID } from '../books/limits';
 import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
 import type { Book, BookFilter, NewBook } from '../books/types';
 import type { BookStore, ListOptions } from './book-store';
+import { isConditionalCheckFailure } from './dynamodb-errors';
 
 /** The item layout (see tables.ts); exported for the invariant checker, which reads it. */
 export const BOOK_PARTITION = 'BOOK';
@@ -86,12 +87,6 @@ export class DynamoBookStore implements BookStore {
   async get(id: number): Promise<Book | undefined> {
     const item = await this.getItem(id);
     return item && toBook(item);
-  }
-
-  async list(filter: BookFilter): Promise<Book[]> {
-    const books: Book[] = [];
-    for await (const book of this.iterate(filter)) books.push(book);
-    return books;
   }
 
   /**
@@ -308,9 +303,6 @@ const toBook = (item: BookItem): Book => ({
 const MAX_PARTITION_KEY_BYTES = 2048;
 
 const isStorableKey = (key: string) => key !== '' && Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES;
-
-const isConditionalCheckFailure = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /**
  * A write that met another transaction on one of its items (DynamoDB then writes nothing). The SDK

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { MAX_BOOK_ID } from '../books/limits';
 import { normalizeIsbn } from '../books/normalize';
-import { MAX_BOOK_ID } from '../books/schemas';
 import { BOOK_PARTITION, COUNTER_PARTITION, ISBN_CLAIM_PREFIX } from './dynamodb-book-store';
 
 /**

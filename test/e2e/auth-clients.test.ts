@@ -27,6 +27,19 @@ const curl = async (...args: string[]) => {
   return { status: Number(lines.pop()), body: lines.join('\n') };
 };
 
+/** POST a new book with curl, authenticating as demo with the given curl options. */
+const curlCreate = (...auth: string[]) =>
+  curl(
+    ...auth,
+    '-u',
+    'demo:demo',
+    '-H',
+    'content-type: application/json',
+    '-d',
+    bookJson(),
+    `${api.baseUrl}/api/books`,
+  );
+
 describe('real clients against the local API (demo:demo)', () => {
   it('a request without credentials gets 401 and a Digest challenge', async () => {
     const response = await fetch(`${api.baseUrl}/api/books`);
@@ -38,15 +51,7 @@ describe('real clients against the local API (demo:demo)', () => {
 
   it('curl -u (Basic) reads and writes', async () => {
     expect((await curl('-u', 'demo:demo', `${api.baseUrl}/api/books`)).status).toBe(200);
-    const created = await curl(
-      '-u',
-      'demo:demo',
-      '-H',
-      'content-type: application/json',
-      '-d',
-      bookJson(),
-      `${api.baseUrl}/api/books`,
-    );
+    const created = await curlCreate();
     expect(created.status).toBe(201);
   });
 
@@ -54,16 +59,7 @@ describe('real clients against the local API (demo:demo)', () => {
     expect(
       (await curl('--digest', '-u', 'demo:demo', `${api.baseUrl}/api/books?author=Le%20Guin&year=1974`)).status,
     ).toBe(200);
-    const created = await curl(
-      '--digest',
-      '-u',
-      'demo:demo',
-      '-H',
-      'content-type: application/json',
-      '-d',
-      bookJson(),
-      `${api.baseUrl}/api/books`,
-    );
+    const created = await curlCreate('--digest');
     expect(created.status).toBe(201);
     const id = JSON.parse(created.body).id;
     expect((await curl('--digest', '-u', 'demo:demo', '-X', 'DELETE', `${api.baseUrl}/api/books/${id}`)).status).toBe(

@@ -3,9 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER, ROUTES } from '../../infra/routes';
 import { lambdaContext } from '../../local/gateway';
-import { userRecord } from '../../shared/auth/users';
-import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
-import { createTestTables } from '../support/dynamodb';
+import { prepareFunctionEnvironment } from '../support/local-api';
 
 /**
  * The sample events under events/ (for `sam local invoke -e`) run through the real handlers against
@@ -30,17 +28,7 @@ const handlerOf = async (entry: string): Promise<Handler> => (await import(`../.
 
 describe('sample events under events/', () => {
   beforeAll(async () => {
-    const tables = await createTestTables();
-    Object.assign(process.env, {
-      DYNAMODB_ENDPOINT: tables.endpoint,
-      BOOKS_TABLE_NAME: tables.names.books,
-      AUTH_TABLE_NAME: tables.names.auth,
-      AUTH_REALM: 'books',
-      NONCE_SECRET: 'sample-events',
-      POWERTOOLS_LOG_LEVEL: 'CRITICAL',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-    });
-    await new DynamoUserStore(tables.documentClient, tables.names.auth).put(userRecord('demo', 'demo', 'books'));
+    await prepareFunctionEnvironment({ NONCE_SECRET: 'sample-events' });
   });
 
   it('has an expectation for every event file', () => {

@@ -11,7 +11,11 @@ import { createTestTables } from './dynamodb';
 export const DEMO = { username: 'demo', password: 'demo' };
 export const BASIC_DEMO = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
 
-export const startLocalApi = async (options: { publicReads?: boolean; env?: Record<string, string> } = {}) => {
+/**
+ * What a function container sees, as on Lambda: fresh tables named in the environment, quiet logs
+ * and metrics, realm and nonce secret, and the demo user in the auth table.
+ */
+export const prepareFunctionEnvironment = async (env: Record<string, string> = {}) => {
   const tables = await createTestTables();
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: tables.endpoint,
@@ -21,11 +25,16 @@ export const startLocalApi = async (options: { publicReads?: boolean; env?: Reco
     POWERTOOLS_METRICS_DISABLED: 'true', // EMF lines are not governed by the log level
     AUTH_REALM: 'books',
     NONCE_SECRET: 'test-secret',
-    ...options.env,
+    ...env,
   });
   await new DynamoUserStore(tables.documentClient, tables.names.auth).put(
     userRecord(DEMO.username, DEMO.password, process.env.AUTH_REALM as string),
   );
+  return tables;
+};
+
+export const startLocalApi = async (options: { publicReads?: boolean; env?: Record<string, string> } = {}) => {
+  const tables = await prepareFunctionEnvironment(options.env);
   const server = createLocalServer({ publicReads: options.publicReads ?? false });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;

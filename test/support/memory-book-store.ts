@@ -21,7 +21,7 @@ export class MemoryBookStore implements BookStore {
     return book && { ...book };
   }
 
-  async list({ author, year }: BookFilter) {
+  private matching({ author, year }: BookFilter): Book[] {
     return [...this.books.values()]
       .filter((b) => author === undefined || normalizeAuthor(b.author) === normalizeAuthor(author))
       .filter((b) => year === undefined || b.publicationYear === year)
@@ -30,7 +30,7 @@ export class MemoryBookStore implements BookStore {
   }
 
   async *iterate(filter: BookFilter, { after = 0, limit = Number.POSITIVE_INFINITY }: ListOptions = {}) {
-    const books = (await this.list(filter)).filter((b) => b.id > after);
+    const books = this.matching(filter).filter((b) => b.id > after);
     yield* books.slice(0, limit);
   }
 

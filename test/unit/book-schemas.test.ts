@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/books/errors';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
-import { parseBookFilter, parseBookId, parseBookInput, parseBookPatch } from '../../shared/books/schemas';
+import { parseBookId, parseBookInput, parseBookPatch, parseBookQuery } from '../../shared/books/schemas';
+
+const parseBookFilter = (query: Record<string, string> | null) => parseBookQuery(query).filter;
 
 const valid = { title: 'Dune', author: 'Frank Herbert', isbn: '978-0441013593', publicationYear: 1965 };
 
