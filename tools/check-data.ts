@@ -1,12 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
-import { endpointFile } from '../local/endpoint-file';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
-import { createDocumentClient } from '../shared/store/dynamodb-client';
 import { checkBooksTable } from '../shared/store/invariants';
+import { openDatabase } from './database';
 
 const HELP = `Usage: npm run check:data -- [options]
 
@@ -49,28 +44,10 @@ const main = async () => {
   if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
   if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
 
-  let database: DynamoDbLocal | undefined;
-  let client: DynamoDBDocumentClient;
-  let where: string;
-  if (values.aws) {
-    client = DynamoDBDocumentClient.from(new DynamoDBClient(values.region ? { region: values.region } : {}));
-    where = `AWS${values.region ? ` ${values.region}` : ''}`;
-  } else {
-    let endpoint = values.endpoint ?? process.env.DYNAMODB_ENDPOINT;
-    const dataDir = process.env.DATA_DIR || '.data';
-    if (!endpoint && existsSync(endpointFile(dataDir))) endpoint = readFileSync(endpointFile(dataDir), 'utf8').trim();
-    if (!endpoint) {
-      console.error(`npm start is not running; opening ${dataDir} ...`);
-      database = await startDynamoDbLocal({ dataDir });
-      endpoint = database.endpoint;
-    }
-    client = createDocumentClient(endpoint);
-    where = endpoint;
-  }
-
+  const database = await openDatabase({ ...values, log: console.error });
   try {
-    console.error(`Checking table "${table}" at ${where} ...`);
-    const report = await checkBooksTable(client, table);
+    console.error(`Checking table "${table}" at ${database.where} ...`);
+    const report = await checkBooksTable(database.client, table);
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else {
       for (const violation of report.violations) console.log(`${violation.kind}: ${violation.message}`);
@@ -81,7 +58,7 @@ const main = async () => {
     }
     if (report.violations.length > 0) process.exitCode = 1;
   } finally {
-    await database?.stop();
+    await database.close();
   }
 };
 

@@ -1,14 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
-import { endpointFile } from '../local/endpoint-file';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { isValidUsername, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
-import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
+import { createDynamoClient } from '../shared/store/dynamodb-client';
+import { openDatabase } from './database';
 
 const HELP = `Usage: npm run users -- <command> [options]
 
@@ -79,28 +75,16 @@ const main = async () => {
   const table = values.table ?? process.env.AUTH_TABLE_NAME ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
   if (!table) throw new UsageError('--aws needs --table (the stack output AuthTableName)');
 
-  let database: DynamoDbLocal | undefined;
-  let client: DynamoDBDocumentClient;
-  if (values.aws) {
-    client = DynamoDBDocumentClient.from(new DynamoDBClient(values.region ? { region: values.region } : {}));
-  } else {
-    let endpoint = values.endpoint ?? process.env.DYNAMODB_ENDPOINT;
-    const dataDir = process.env.DATA_DIR || '.data';
-    if (!endpoint && existsSync(endpointFile(dataDir))) endpoint = readFileSync(endpointFile(dataDir), 'utf8').trim();
-    if (!endpoint) {
-      // npm start is not running: open the same on-disk database for the duration of this command.
-      database = await startDynamoDbLocal({ dataDir });
-      endpoint = database.endpoint;
-    }
-    await ensureTables(createDynamoClient(endpoint), {
-      books: process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books,
-      auth: table,
-    });
-    client = createDocumentClient(endpoint);
-  }
-
+  const database = await openDatabase(values);
   try {
-    const users = new DynamoUserStore(client, table);
+    if (database.endpoint) {
+      // Locally the tables may not exist yet (npm start never ran): create them as npm start would.
+      await ensureTables(createDynamoClient(database.endpoint), {
+        books: process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books,
+        auth: table,
+      });
+    }
+    const users = new DynamoUserStore(database.client, table);
     if (command === 'add') {
       const password = await readPassword();
       if (!password) throw new UsageError('the password must not be empty');
@@ -116,7 +100,7 @@ const main = async () => {
       for (const user of all) console.log(`${user.username}\t${user.realm}`);
     }
   } finally {
-    await database?.stop();
+    await database.close();
   }
 };
 

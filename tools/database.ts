@@ -1,0 +1,51 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
+import { endpointFile } from '../local/endpoint-file';
+import { createDocumentClient } from '../shared/store/dynamodb-client';
+
+export interface DatabaseOptions {
+  /** The deployed tables in AWS, with the usual AWS credentials and settings. */
+  aws: boolean;
+  region?: string;
+  /** A DynamoDB endpoint (else DYNAMODB_ENDPOINT, else the running npm start's, else DATA_DIR opened here). */
+  endpoint?: string;
+  /** Told when this command has to open DATA_DIR itself. */
+  log?: (message: string) => void;
+}
+
+export interface Database {
+  client: DynamoDBDocumentClient;
+  /** The local endpoint; undefined for AWS. */
+  endpoint?: string;
+  /** Where the tables are, for messages. */
+  where: string;
+  /** Stops the DynamoDB Local this command opened, if it opened one. */
+  close: () => Promise<void>;
+}
+
+/**
+ * The database the command-line tools work on: AWS with `--aws`, else the local one `npm start`
+ * uses, whether or not it is running (when it is not, its on-disk data is opened for the duration
+ * of the command).
+ */
+export const openDatabase = async ({ aws, region, endpoint, log }: DatabaseOptions): Promise<Database> => {
+  if (aws) {
+    return {
+      client: DynamoDBDocumentClient.from(new DynamoDBClient(region ? { region } : {})),
+      where: `AWS${region ? ` ${region}` : ''}`,
+      close: async () => undefined,
+    };
+  }
+  let local: DynamoDbLocal | undefined;
+  let url = endpoint ?? process.env.DYNAMODB_ENDPOINT;
+  const dataDir = process.env.DATA_DIR || '.data';
+  if (!url && existsSync(endpointFile(dataDir))) url = readFileSync(endpointFile(dataDir), 'utf8').trim();
+  if (!url) {
+    log?.(`npm start is not running; opening ${dataDir} ...`);
+    local = await startDynamoDbLocal({ dataDir });
+    url = local.endpoint;
+  }
+  return { client: createDocumentClient(url), endpoint: url, where: url, close: async () => local?.stop() };
+};
