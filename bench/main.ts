@@ -259,7 +259,7 @@ const main = async () => {
     const scaling = await measureScaling({ client, table: 'bench-scale', sizes: options.sizes, list, meter, log });
 
     const results: BenchResults = {
-      date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      date: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       environment: `Node ${process.version}, ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}${options.quick ? ' (--quick: smoke run, not for comparison)' : ''}`,
       importRuns: options.runs,
       requests: options.requests,

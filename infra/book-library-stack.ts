@@ -9,10 +9,10 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct, IConstruct } from 'constructs';
+import { AUTHORIZER, FUNCTION_TIMEOUT_SECONDS, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import type { DigestAlgorithm } from '../shared/auth/digest';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 import { addAlarms } from './alarms';
-import { AUTHORIZER, FUNCTION_TIMEOUT_SECONDS, ROUTES, type Route, requiresAuth } from './routes';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { FUNCTION_TIMEOUT_SECONDS, type RouteMatch } from '../infra/routes';
+import { FUNCTION_TIMEOUT_SECONDS } from '../shared/api/routes';
+import type { RouteMatch } from './route-matching';
 
 /** What API Gateway itself answers, without calling a function. */
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;

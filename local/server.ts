@@ -9,7 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { AUTHORIZER, matchRoute, requiresAuth } from '../infra/routes';
+import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
 import { empty, failure, internalError } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import {
@@ -20,6 +20,7 @@ import {
   toProxyEvent,
   writeResult,
 } from './gateway';
+import { matchRoute } from './route-matching';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (

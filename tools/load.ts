@@ -226,14 +226,20 @@ const main = async () => {
     ];
 
     console.error(`Sending ${amount} requests over ${connections} connections to ${target.baseUrl} ...`);
-    const instance = autocannon({ url: target.baseUrl, connections, amount, requests, timeout: 30 });
+    let instance: autocannon.Instance | undefined;
+    const finished = new Promise<autocannon.Result>((resolve, reject) => {
+      // The callback form returns the running instance, which the watchdog and the progress bar need.
+      instance = autocannon({ url: target.baseUrl, connections, amount, requests, timeout: 30 }, (error, result) =>
+        error ? reject(error) : resolve(result),
+      );
+    });
     let timedOut = false;
     const watchdog = setTimeout(() => {
       timedOut = true;
-      instance.stop();
+      instance?.stop();
     }, timeLimit * 1000);
-    autocannon.track(instance, { renderProgressBar: process.stderr.isTTY, renderResultsTable: false });
-    const result = await instance;
+    if (instance) autocannon.track(instance, { renderProgressBar: process.stderr.isTTY, renderResultsTable: false });
+    const result = await finished;
     clearTimeout(watchdog);
 
     const after = await listIds(target);

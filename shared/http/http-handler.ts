@@ -33,9 +33,9 @@ export const httpHandler = (
   const stack = middy<HttpEvent, HttpResponse>({ timeoutEarlyInMillis: GIVE_UP_BEFORE_TIMEOUT_MS })
     // logEvent pinned off: POWERTOOLS_LOGGER_LOG_EVENT=true would otherwise log Authorization headers and bodies.
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
-    .use(accessLog() as any)
+    .use(accessLog())
     .use(httpHeaderNormalizer())
-    .use(httpEventNormalizer() as any);
+    .use(httpEventNormalizer());
   for (const middleware of options.use ?? []) stack.use(middleware);
   return stack.use(errorResponses()).handler(handle);
 };

@@ -1,5 +1,6 @@
-import type { MiddlewareObj } from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ValidationError } from '../books/errors';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from './errors';
 import type { HttpEvent, HttpResponse } from './types';
@@ -35,7 +36,8 @@ export const jsonBody = (): MiddlewareObj<HttpEvent, HttpResponse> => {
         throw new PayloadTooLargeError(MAX_BODY_BYTES);
       }
       try {
-        await parser.before?.(request as any);
+        // The body is still the raw string API Gateway sent here, so the event is the parser's own type.
+        await parser.before?.(request as unknown as Request<APIGatewayProxyEvent>);
       } catch (error) {
         if (!isParserError(error)) throw error;
         if (error.message === 'Unsupported Media Type') throw new UnsupportedMediaTypeError();

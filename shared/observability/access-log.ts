@@ -1,12 +1,15 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { ROUTES } from '../../infra/routes';
+import { ROUTES, type RouteName } from '../api/routes';
 import type { HttpEvent, HttpResponse } from '../http/types';
 import { logger } from '../logger';
 import { countResponse } from './metrics';
 
 /** The route table's name for a request (`GetBook`), else `METHOD resource`. */
-export const routeName = (method: string | undefined, resource: string | undefined): string =>
+export const routeName = (
+  method: string | undefined,
+  resource: string | undefined,
+): RouteName | `${string} ${string}` =>
   ROUTES.find((route) => route.method === method && route.path === resource)?.name ?? `${method} ${resource}`;
 
 const userOf = (event: HttpEvent): string | undefined => {

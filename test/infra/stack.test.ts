@@ -4,7 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BOOKS_TABLE_ACTIONS, BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
-import { ROUTES } from '../../infra/routes';
+import { ROUTES } from '../../shared/api/routes';
 import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';

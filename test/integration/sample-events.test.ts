@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER, ROUTES } from '../../infra/routes';
 import { lambdaContext } from '../../local/gateway';
+import { AUTHORIZER, ROUTES } from '../../shared/api/routes';
 import { prepareFunctionEnvironment } from '../support/local-api';
 
 /**

@@ -7,8 +7,8 @@ import type {
 } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../infra/routes';
 import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authorizer-gateway';
+import { ROUTES } from '../../shared/api/routes';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';
 import { startLocalApi } from '../support/local-api';

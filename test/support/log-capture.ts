@@ -7,7 +7,7 @@ export const captureLogs = () => {
   const streams = [process.stdout, process.stderr];
   const originals = streams.map((stream) => stream.write.bind(stream));
   streams.forEach((stream, i) => {
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    stream.write = ((chunk: string | Uint8Array, ..._rest: unknown[]) => {
       for (const line of String(chunk).split('\n')) {
         try {
           const parsed = JSON.parse(line);

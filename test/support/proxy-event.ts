@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { matchRoute } from '../../infra/routes';
 import { lambdaContext, toProxyEvent } from '../../local/gateway';
+import { matchRoute } from '../../local/route-matching';
 
 export interface RawRequest {
   method: string;

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { ROUTES, requiresAuth } from '../../infra/routes';
+import { ROUTES, requiresAuth } from '../../shared/api/routes';
 import { BookQuerySchema } from '../../shared/books/schemas';
 import { buildOpenApiDocument, type Operation } from '../../shared/openapi/document';
 

@@ -1,24 +1,25 @@
 /**
- * The one route table: the CDK stack creates a function and an API method per entry, and the local
- * server loads the same handler files and matches requests against the same paths.
+ * The one route table, the API's contract in code: the CDK stack creates a function and an API
+ * method per entry, the local server loads the same handler files and matches requests against the
+ * same paths, and the OpenAPI document and the access log are keyed by the same route names.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface Route {
+export interface RouteDefinition {
   /** Logical name: the function's construct id and the log's route field. */
-  name: string;
-  method: HttpMethod;
+  readonly name: string;
+  readonly method: HttpMethod;
   /** API Gateway resource path, with `{param}` placeholders. */
-  path: string;
+  readonly path: string;
   /** Handler file relative to the project root, exporting `handler`. */
-  entry: string;
+  readonly entry: string;
   /** Guarded by the authorizer (the two reads only when `publicReads` is off). */
-  protected: boolean;
+  readonly protected: boolean;
   /** What the function does to the books table, for least-privilege grants. */
-  access: 'read' | 'write' | 'none';
+  readonly access: 'read' | 'write' | 'none';
 }
 
-export const ROUTES: readonly Route[] = [
+export const ROUTES = [
   {
     name: 'ListBooks',
     method: 'GET',
@@ -75,52 +76,22 @@ export const ROUTES: readonly Route[] = [
     protected: false,
     access: 'none',
   },
-];
+] as const satisfies readonly RouteDefinition[];
+
+export type Route = (typeof ROUTES)[number];
+
+/** Every route's name; maps keyed by it (OpenAPI operations, log fields) must cover each one. */
+export type RouteName = Route['name'];
 
 /** Whether a route needs credentials, given the deployment's `publicReads` option. */
-export const requiresAuth = (route: Route, publicReads: boolean): boolean =>
+export const requiresAuth = (route: RouteDefinition, publicReads: boolean): boolean =>
   route.protected && !(publicReads && route.method === 'GET');
 
-export interface RouteMatch {
-  route: Route;
-  pathParameters: Record<string, string>;
-}
-
-const compiled = ROUTES.map((route) => ({
-  route,
-  names: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string),
-  pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
-}));
-
-/** Resolves a request as API Gateway does: exact resource match, `{param}` spans one segment. */
-export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
-  for (const { route, names, pattern } of compiled) {
-    if (route.method !== method) continue;
-    const match = pattern.exec(path);
-    if (!match) continue;
-    const pathParameters: Record<string, string> = {};
-    names.forEach((name, i) => {
-      pathParameters[name] = safeDecode(match[i + 1] as string);
-    });
-    return { route, pathParameters };
-  }
-  return undefined;
-};
-
-/** A malformed escape is passed on as sent, for the handler to reject, rather than failing the request. */
-const safeDecode = (segment: string): string => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
-
 /** The REQUEST authorizer guarding protected routes, in the stack and in the local server. */
+export const AUTHORIZER = { name: 'Authorizer', entry: 'functions/authorizer/handler.ts' } as const;
+
 /**
  * Every function's timeout, read by the stack and by the local gateway's Lambda context, so a
  * handler runs against the same deadline on a laptop as on Lambda.
  */
 export const FUNCTION_TIMEOUT_SECONDS = 10;
-
-export const AUTHORIZER = { name: 'Authorizer', entry: 'functions/authorizer/handler.ts' } as const;
