@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
-import { BUNDLING } from '../infra/book-library-stack';
+import { BUNDLING } from '../infra/bundling';
 import { AUTHORIZER, ROUTES } from '../shared/api/routes';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');

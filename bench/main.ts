@@ -3,7 +3,7 @@ import { arch, cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { FUNCTION_MEMORY_MB } from '../infra/book-library-stack';
+import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { lambdaContext } from '../local/gateway';
 import { ensureTables } from '../local/tables';

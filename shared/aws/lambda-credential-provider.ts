@@ -2,7 +2,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 
 /**
  * Stands in for `@aws-sdk/credential-provider-node` in the Lambda bundles only (an esbuild alias in
- * infra/book-library-stack.ts's BUNDLING); tools and tests run on Node use the real default chain.
+ * infra/bundling.ts's BUNDLING); tools and tests run on Node use the real default chain.
  *
  * Why: the default chain's first link on Lambda is the environment, where the runtime always puts
  * the execution role's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), so

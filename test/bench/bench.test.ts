@@ -25,7 +25,7 @@ import {
   withBenchBlock,
 } from '../../bench/report';
 import { measureScaling, SCALING_QUERIES } from '../../bench/scaling';
-import { BUNDLING } from '../../infra/book-library-stack';
+import { BUNDLING } from '../../infra/bundling';
 import { lambdaContext } from '../../local/gateway';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { createTestTables } from '../support/dynamodb';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '../../bench/bundles';
-import { BUNDLING } from '../../infra/book-library-stack';
+import { BUNDLING } from '../../infra/bundling';
 
 /**
  * The stack's bundles swap the SDK's default credential chain for its environment link (see

@@ -3,7 +3,8 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BOOKS_TABLE_ACTIONS, BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
+import { BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
+import { BOOKS_TABLE_ACTIONS } from '../../infra/constructs/tables';
 import { ROUTES } from '../../shared/api/routes';
 import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 

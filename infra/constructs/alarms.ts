@@ -24,8 +24,16 @@ const PERIOD = Duration.minutes(5);
  * (throttles: account or reserved concurrency exhausted) and the authorizer failing (which turns
  * every protected request into a 500). Missing data counts as fine: no traffic is not an outage.
  */
-export const addAlarms = (scope: Construct, props: AlarmProps) => {
-  const group = new Construct(scope, 'Alarms');
+export class ServiceAlarms extends Construct {
+  readonly alarms: cloudwatch.Alarm[];
+
+  constructor(scope: Construct, id: string, props: AlarmProps) {
+    super(scope, id);
+    this.alarms = serviceAlarms(this, props);
+  }
+}
+
+const serviceAlarms = (group: Construct, props: AlarmProps) => {
   const requests = props.api.metricCount({ period: PERIOD, statistic: 'Sum' });
   const serverErrors = props.api.metricServerError({ period: PERIOD, statistic: 'Sum' });
   const threshold = props.serverErrorPercent ?? 1;

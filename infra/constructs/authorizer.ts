@@ -1,0 +1,45 @@
+import { Duration } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { AUTHORIZER } from '../../shared/api/routes';
+import type { DigestAlgorithm } from '../../shared/auth/digest';
+import { RouteFunction, type RouteFunctionProps } from './route-function';
+
+export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal'> {
+  authTable: dynamodb.ITable;
+  realm: string;
+  digestAlgorithm: DigestAlgorithm;
+}
+
+/**
+ * The REQUEST authorizer: no result cache (every nonce is single-use) and no identity source, or
+ * API Gateway would answer a request without Authorization itself, with no challenge.
+ */
+export class BasicDigestAuthorizer extends Construct {
+  readonly function: RouteFunction['function'];
+  readonly authorizer: apigateway.RequestAuthorizer;
+
+  constructor(scope: Construct, id: string, props: BasicDigestAuthorizerProps) {
+    super(scope, id);
+    this.function = new RouteFunction(this, 'Handler', {
+      entry: AUTHORIZER.entry,
+      tracing: props.tracing,
+      samLocal: props.samLocal,
+      environment: {
+        AUTH_TABLE_NAME: props.authTable.tableName,
+        AUTH_REALM: props.realm,
+        DIGEST_ALGORITHM: props.digestAlgorithm,
+        NONCE_LIFETIME_SECONDS: '300',
+      },
+    }).function;
+    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/authenticator.ts).
+    props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
+    this.authorizer = new apigateway.RequestAuthorizer(this, 'RequestAuthorizer', {
+      handler: this.function,
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    (this.authorizer.node.defaultChild as apigateway.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+  }
+}

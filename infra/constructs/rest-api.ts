@@ -1,0 +1,141 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { acknowledge } from './acknowledge';
+
+export interface BookRestApiProps {
+  stage: string;
+  realm: string;
+  /** Steady-state requests per second and burst for the whole stage. */
+  throttling: { rateLimit: number; burstLimit: number };
+  tracing: boolean;
+  /** A regional WAFv2 web ACL to associate with the stage. */
+  webAclArn?: string;
+  /** What happens to the access-log group when the stack is deleted. */
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The REST API and its stage: throttled, JSON access logs, execution logs at ERROR level only,
+ * and the responses API Gateway gives by itself shaped like the contract's. Data tracing stays off:
+ * it would write full requests, Authorization header included, to CloudWatch.
+ */
+export class BookRestApi extends Construct {
+  readonly api: apigateway.RestApi;
+  /** Path parameters are declared required and checked by API Gateway. */
+  readonly parameterValidator: apigateway.RequestValidator;
+
+  constructor(scope: Construct, id: string, props: BookRestApiProps) {
+    super(scope, id);
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: props.removalPolicy,
+    });
+    const F = apigateway.AccessLogField;
+    this.api = new apigateway.RestApi(this, 'Api', {
+      restApiName: `book-library-${props.stage}`,
+      endpointTypes: [apigateway.EndpointType.REGIONAL],
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: props.stage,
+        throttlingRateLimit: props.throttling.rateLimit,
+        throttlingBurstLimit: props.throttling.burstLimit,
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: props.tracing,
+        accessLogDestination: new apigateway.LogGroupLogDestination(accessLogs),
+        // Context variables only: no header, query or body value can reach the access log.
+        accessLogFormat: apigateway.AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: F.contextRequestId(),
+            extendedRequestId: F.contextExtendedRequestId(),
+            requestTime: F.contextRequestTime(),
+            ip: F.contextIdentitySourceIp(),
+            method: F.contextHttpMethod(),
+            resource: F.contextResourcePath(),
+            path: F.contextPath(),
+            status: F.contextStatus(),
+            protocol: F.contextProtocol(),
+            responseLength: F.contextResponseLength(),
+            latencyMs: F.contextResponseLatency(),
+            integrationLatencyMs: F.contextIntegrationLatency(),
+            user: F.contextAuthorizerPrincipalId(),
+            authorizerStatus: F.contextAuthorizerIntegrationStatus(),
+            authorizerLatencyMs: F.contextAuthorizerIntegrationLatency(),
+            authorizerError: F.contextAuthorizerError(),
+            integrationError: F.contextIntegrationErrorMessage(),
+            errorType: F.contextErrorResponseType(),
+          }),
+        ),
+      },
+    });
+    acknowledge(
+      this.api.node.findChild('CloudWatchRole'),
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      "API Gateway's account-wide logging role, assumable only by apigateway.amazonaws.com; the AWS managed policy is the one AWS documents for it and follows log-group changes AWS makes.",
+    );
+    if (props.webAclArn) {
+      new wafv2.CfnWebACLAssociation(this, 'WebAcl', {
+        resourceArn: this.api.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
+    } else {
+      acknowledge(
+        this.api.deploymentStage,
+        'AwsSolutions-APIG3',
+        'WAF is an option (-c webAclArn=<regional web ACL ARN>): a web ACL is account-specific and billed per rule; the stage is throttled and every route but the OpenAPI document needs credentials.',
+      );
+    }
+
+    // Bodies are validated by the handlers, whose 400 bodies the contract fixes (a gateway model
+    // would answer its own body).
+    this.parameterValidator = new apigateway.RequestValidator(this, 'ParameterValidator', {
+      restApi: this.api,
+      validateRequestParameters: true,
+      validateRequestBody: false,
+    });
+    acknowledge(
+      this.api,
+      'AwsSolutions-APIG2',
+      'Parameters are validated by API Gateway; bodies by the handlers with the same valibot schemas the OpenAPI document shows, because the contract fixes the 400 body (timestamp, status, errors per field), which a gateway model validation cannot produce.',
+    );
+    this.addGatewayResponses(props.realm);
+  }
+
+  /** Responses API Gateway gives by itself, shaped like the contract's. */
+  private addGatewayResponses(realm: string) {
+    // A Deny from the authorizer: 401 with the challenge it computed (one fresh nonce per response).
+    this.api.addGatewayResponse('AccessDenied', {
+      type: apigateway.ResponseType.ACCESS_DENIED,
+      statusCode: '401',
+      responseHeaders: { 'WWW-Authenticate': 'context.authorizer.challenge' },
+      templates: { 'application/json': '' },
+    });
+    // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
+    this.api.addGatewayResponse('Unauthorized', {
+      type: apigateway.ResponseType.UNAUTHORIZED,
+      statusCode: '401',
+      responseHeaders: { 'WWW-Authenticate': `'Basic realm="${realm}"'` },
+      templates: { 'application/json': '' },
+    });
+    // An unknown path or method: 404 with no body, instead of 403 "Missing Authentication Token".
+    this.api.addGatewayResponse('UnknownRoute', {
+      type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN,
+      statusCode: '404',
+      templates: { 'application/json': '' },
+    });
+    this.api.addGatewayResponse('Default5xx', {
+      type: apigateway.ResponseType.DEFAULT_5XX,
+      statusCode: '500',
+      responseHeaders: { 'Content-Type': "'application/json'" },
+      templates: {
+        'application/json':
+          '{"timestamp":"$context.requestTime","status":500,"message":"An unexpected error occurred"}',
+      },
+    });
+  }
+}

@@ -1,0 +1,77 @@
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/api/routes';
+import { BUNDLING, PROJECT_ROOT } from '../bundling';
+import { acknowledge } from './acknowledge';
+
+export const METRICS_NAMESPACE = 'BookLibrary';
+
+/** Memory of every function: where cost × duration is lowest (see docs/benchmarks.md). */
+export const FUNCTION_MEMORY_MB = 512;
+
+export interface RouteFunctionProps {
+  /** Handler file relative to the project root, exporting `handler`. */
+  entry: string;
+  environment: Record<string, string>;
+  /** Active X-Ray tracing. */
+  tracing: boolean;
+  /**
+   * Declare DYNAMODB_ENDPOINT and NONCE_SECRET (empty) too, because `sam local --env-vars` can only
+   * set variables the template declares. For `sam local` templates only.
+   */
+  samLocal: boolean;
+}
+
+/**
+ * A function with its own role: write access to its own log group only (rather than the AWS
+ * managed AWSLambdaBasicExecutionRole, which allows any log group), plus what each caller grants.
+ */
+export class RouteFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: RouteFunctionProps) {
+    super(scope, id);
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${this.node.path}`,
+    });
+    logGroup.grantWrite(role);
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: FUNCTION_MEMORY_MB,
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      role,
+      tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      environment: {
+        ...props.environment,
+        POWERTOOLS_SERVICE_NAME: 'book-library',
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...(props.samLocal && { DYNAMODB_ENDPOINT: '', NONCE_SECRET: '', POWERTOOLS_METRICS_DISABLED: 'false' }),
+      },
+      bundling: BUNDLING,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      logGroup,
+    });
+    if (props.tracing) {
+      acknowledge(
+        role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; CDK adds them only with the tracing option.',
+      );
+    }
+  }
+}
