@@ -40,7 +40,7 @@ describe('BookLibraryStack', () => {
     ({ template, findings } = synth('dev', false));
     prod = synth('prod', true, {
       publicReads: true,
-      digestAlgorithm: 'SHA-256',
+      digestAlgorithms: ['SHA-256'],
       tracing: true,
       alarmTopicArn: TOPIC,
       webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/ops/abc',
@@ -145,11 +145,11 @@ describe('BookLibraryStack', () => {
     expect(authorizerPolicy).not.toContain('dynamodb:DeleteItem');
   });
 
-  it('offers MD5 Digest by default and SHA-256 when the option asks for it', () => {
+  it('offers MD5 and SHA-256 Digest by default, and only SHA-256 when the option asks for it', () => {
     const digestAlgorithmOf = (t: Template) =>
       Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Authorizer'))?.[1]
         .Properties.Environment.Variables.DIGEST_ALGORITHM;
-    expect(digestAlgorithmOf(template)).toBe('MD5');
+    expect(digestAlgorithmOf(template)).toBe('MD5,SHA-256');
     expect(digestAlgorithmOf(prod.template)).toBe('SHA-256');
   });
 

@@ -56,13 +56,15 @@ describe('Authenticator', () => {
     ledger = new MemoryNonceLedger();
     auth = new Authenticator(users, ledger, new NonceCodec(Buffer.from('secret'), 300, () => now), {
       realm: REALM,
-      algorithm: 'MD5',
+      algorithms: ['MD5'],
     });
   });
 
   it('challenges a request without credentials with a Digest challenge (qop=auth, MD5, opaque)', async () => {
     const result = denied(await auth.authenticate(request(undefined)));
-    expect(result.challenge).toMatch(/^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="\w+"$/);
+    expect(result.challenge).toMatch(
+      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="\w+", charset="UTF-8"$/,
+    );
     expect(ledger.spent.size).toBe(0); // a challenge writes nothing
   });
 
