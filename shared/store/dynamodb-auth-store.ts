@@ -6,7 +6,7 @@ import {
   paginateScan,
 } from '@aws-sdk/lib-dynamodb';
 import type { NonceLedger, StoredUser, UserStore } from '../auth/types';
-import { isConditionalCheckFailure } from './dynamodb-errors';
+import { isConditionalCheckFailure } from './errors';
 
 const userKey = (username: string) => ({ pk: `USER#${username}` });
 

@@ -47,7 +47,9 @@ describe('a Digest uri names the whole request target', () => {
   });
 
   it('compares an absolute URI by its path and query, and refuses what is no request target', () => {
-    expect(uriMatchesRequest('https://example.com/api/books?year=1', request('/api/books', { year: ['1'] }))).toBe(true);
+    expect(uriMatchesRequest('https://example.com/api/books?year=1', request('/api/books', { year: ['1'] }))).toBe(
+      true,
+    );
     expect(uriMatchesRequest('api/books', request('/api/books'))).toBe(false);
     expect(uriMatchesRequest('/api/books#top', request('/api/books'))).toBe(false);
     expect(uriMatchesRequest('/api/books/%E0%A4%A', request('/api/books/%E0%A4%A'))).toBe(false);
