@@ -18,6 +18,7 @@ import {
   replaceModule,
   savingsAgainstFloor,
 } from './bundles';
+import { measureCapacity, readCapacityBaseline, renderCapacity } from './capacity';
 import { type MeteredCall, startDynamoMeter, summarize } from './dynamodb-meter';
 import { authorizerEvent } from './events';
 import { type ImportTimes, measureImportTimes, pairedRatio } from './import-time';
@@ -258,6 +259,10 @@ const main = async () => {
     const list = await instance('ListBooks', meter.endpoint, 'scale');
     const scaling = await measureScaling({ client, table: 'bench-scale', sizes: options.sizes, list, meter, log });
 
+    log('Capacity model: per-key load of every route, old layout beside new …');
+    await ensureTables(createDynamoClient(database.endpoint), { books: 'bench-capacity', auth: 'bench-capacity-auth' });
+    const capacity = await measureCapacity(meter, 'bench-capacity', options.quick ? 64 : 256, 'this run');
+
     const results: BenchResults = {
       date: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       environment: `Node ${process.version}, ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}${options.quick ? ' (--quick: smoke run, not for comparison)' : ''}`,
@@ -271,7 +276,7 @@ const main = async () => {
       scaling,
       stackMemoryMb: FUNCTION_MEMORY_MB,
     };
-    const report = renderReport(results);
+    const report = `${renderReport(results)}\n\n## Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
     writeFileSync(resolve(PROJECT_ROOT, options.out), `# Benchmark results\n\n${report}`);
     if (options.readme) {
       const readmePath = join(PROJECT_ROOT, 'README.md');
