@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
 import { BOOKS_TABLE_ACTIONS } from '../../infra/constructs/tables';
 import { ROUTES } from '../../shared/api/routes';
@@ -10,9 +12,17 @@ import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client'
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
 
+/** Every synthesis writes its cloud assembly (bundles included) here, removed after the file's tests. */
+const assemblies: string[] = [];
+afterAll(() => {
+  for (const dir of assemblies) rmSync(dir, { recursive: true, force: true });
+});
+
 /** The template, and the cdk-nag AwsSolutions findings no acknowledgement covers. */
 const synth = (stage: string, retainData: boolean, options: Partial<BookLibraryStackProps> = {}) => {
-  const app = new App();
+  const outdir = mkdtempSync(join(tmpdir(), 'stack-test-'));
+  assemblies.push(outdir);
+  const app = new App({ outdir });
   const stack = new BookLibraryStack(app, `Test-${stage}`, {
     stage,
     retainData,
