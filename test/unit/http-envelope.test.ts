@@ -11,7 +11,8 @@ import { contextFor, proxyEventFor, type RawRequest } from '../support/proxy-eve
  * errors become the contract's statuses and bodies, how a body is admitted, which URLs the
  * responses point at, and the deadline before Lambda's timeout.
  */
-Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' });
+// INFO: the level the functions log at, where an event logged by mistake would show.
+Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'true' });
 const { httpHandler, GIVE_UP_BEFORE_TIMEOUT_MS } = await import('../../shared/http/http-handler');
 const { jsonBody, MAX_BODY_BYTES } = await import('../../shared/http/json-body');
 const { PayloadTooLargeError, ResultTooLargeError, UnsupportedMediaTypeError } = await import(
@@ -20,6 +21,7 @@ const { PayloadTooLargeError, ResultTooLargeError, UnsupportedMediaTypeError } =
 const { nextPageLink } = await import('../../shared/http/pagination');
 const { requestUrl } = await import('../../shared/http/request-url');
 const responses = await import('../../shared/http/responses');
+const { logger } = await import('../../shared/logger');
 
 const logs = captureLogs();
 beforeEach(() => logs.clear());
@@ -184,12 +186,21 @@ describe('request bodies (size, then media type, then JSON syntax)', () => {
     expect(JSON.parse(response.body).errors).toStrictEqual({ body: 'Request body must be valid JSON' });
   });
 
+  it('treats an event without a body, or with an empty one, as no body (console test events have either)', async () => {
+    for (const body of [undefined, '']) {
+      const event = { ...eventFor({ headers: { 'Content-Type': 'text/plain' } }), body } as APIGatewayProxyEvent;
+      expect((await run(echo, event)).statusCode, JSON.stringify(body)).toBe(200);
+      expect(seen).toBeUndefined();
+    }
+  });
+
   it('lets an error that is not the parser’s through to the generic 500', async () => {
     const broken = route(async () => responses.ok({}), {
       use: [
         {
+          // The parser is the first to read the headers after this: it fails, but not as a parser error.
           before: async (request) => {
-            Object.defineProperty(request.event, 'body', {
+            Object.defineProperty(request.event, 'headers', {
               get: () => {
                 throw new Error('not a parser error');
               },
@@ -199,7 +210,9 @@ describe('request bodies (size, then media type, then JSON syntax)', () => {
         jsonBody(),
       ],
     });
-    expect((await run(broken)).statusCode).toBe(500);
+    expect(
+      (await run(broken, eventFor({ headers: { 'Content-Type': 'application/json' }, body: '{}' }))).statusCode,
+    ).toBe(500);
   });
 });
 
@@ -234,6 +247,27 @@ describe('URLs in responses', () => {
       42,
     );
     expect(link).toBe('<https://h/prod/api/books?author=%C3%89mile+Zola&limit=2&cursor=NDI>; rel="next"');
+  });
+});
+
+describe('logging around every request', () => {
+  it('never logs the event: its Authorization header and body stay out of the logs', async () => {
+    const handler = route(async () => responses.ok({}));
+    const event = eventFor({ headers: { Authorization: 'Basic c2VjcmV0OnNlY3JldA==' }, body: 'secret body' });
+    expect((await run(handler, event)).statusCode).toBe(200);
+    expect(logs.lines).toContainEqual(expect.objectContaining({ message: 'Request', status: 200 })); // the access line
+    expect(JSON.stringify(logs.lines)).not.toMatch(/c2VjcmV0|secret body/);
+  });
+
+  it('keys a use case adds to the log lines end with its request', async () => {
+    const handler = route(async (event: HttpEvent) => {
+      if (event.body === 'tag') logger.appendKeys({ tagged: true });
+      logger.error('from the use case');
+      return responses.ok({});
+    });
+    await run(handler, eventFor({ body: 'tag' }));
+    await run(handler, eventFor());
+    expect(logs.errors().map((line) => line.tagged)).toStrictEqual([true, undefined]);
   });
 });
 
