@@ -1,6 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Book } from '../shared/books/types';
-import { toBookItem } from '../shared/store/dynamodb-book-store';
+import { toBookItem } from '../shared/store/book-items';
 
 const BATCH = 25; // BatchWriteItem's maximum
 

@@ -8,8 +8,8 @@ import { stackOptionsFromContext } from './context';
  *   stage          stage name and resource suffix (default "dev"); "prod" retains data
  *   throttleRate   steady requests per second for the stage (default 50)
  *   throttleBurst  burst capacity (default 100)
- *   realm          authentication realm (default "books")
- *   digestAlgorithm  "MD5" or "SHA-256": the algorithm the Digest challenge offers (default "MD5")
+ *   realm          authentication realm (default "books"; printable ASCII, no quotes or backslashes)
+ *   digestAlgorithm  "MD5", "SHA-256" or "MD5,SHA-256": the Digest challenges offered, in order (default both)
  *   publicReads    "true": the two GET routes need no credentials (default "false")
  *   retainData     "true": keep and protect the tables outside "prod" too (default "false")
  *   tracing        "true": active X-Ray tracing for the stage and the functions (default "false")

@@ -3,7 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ROUTES, type Route, requiresAuth } from '../shared/api/routes';
-import type { DigestAlgorithm } from '../shared/auth/digest';
+import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
@@ -18,8 +18,8 @@ export interface BookLibraryStackProps extends StackProps {
   retainData: boolean;
   /** Authentication realm (user records are per realm). */
   realm: string;
-  /** The Digest algorithm the challenge offers (default MD5, which every tested client speaks). */
-  digestAlgorithm?: DigestAlgorithm;
+  /** The Digest algorithms the challenge offers, in order (default MD5 then SHA-256). */
+  digestAlgorithms?: readonly DigestAlgorithm[];
   /** The two GET routes need no credentials. */
   publicReads: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -64,7 +64,7 @@ export class BookLibraryStack extends Stack {
     const auth = new BasicDigestAuthorizer(this, 'Authorizer', {
       authTable: this.tables.auth,
       realm: props.realm,
-      digestAlgorithm: props.digestAlgorithm ?? 'MD5',
+      digestAlgorithms: props.digestAlgorithms ?? DEFAULT_DIGEST_OFFER,
       tracing,
       samLocal,
     });

@@ -1,4 +1,4 @@
-import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '../shared/auth/digest';
+import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
 import type { BookLibraryStackProps } from './book-library-stack';
 
 export class InvalidContextError extends Error {
@@ -24,19 +24,23 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const value = text(name, 'false');
     return value === 'true' || (value !== 'false' && invalid(name, value, '"true" or "false"'));
   };
-  const digestAlgorithm = (): DigestAlgorithm => {
-    const value = text('digestAlgorithm', 'MD5');
-    return (DIGEST_ALGORITHMS as readonly string[]).includes(value)
-      ? (value as DigestAlgorithm)
-      : invalid('digestAlgorithm', value, DIGEST_ALGORITHMS.join(' or '));
+  const digestAlgorithms = (): readonly DigestAlgorithm[] => {
+    const value = text('digestAlgorithm', '');
+    return parseDigestOffer(value) ?? invalid('digestAlgorithm', value, '"MD5", "SHA-256" or "MD5,SHA-256"');
   };
+  // The realm is written into the gateway's static challenge (a quoted header value inside a
+  // single-quoted mapping expression) and into every Digest challenge as a quoted string.
+  const realm = text('realm', 'books');
+  if (!/^[\x20-\x7e]{1,64}$/.test(realm) || /["'\\]/.test(realm)) {
+    invalid('realm', realm, 'printable ASCII without quotes or backslashes (at most 64 characters)');
+  }
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
   return {
     stage,
-    realm: text('realm', 'books'),
-    digestAlgorithm: digestAlgorithm(),
+    realm,
+    digestAlgorithms: digestAlgorithms(),
     publicReads: flag('publicReads'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {

@@ -23,28 +23,51 @@ export const headerBytes = (request: IncomingMessage): number => {
 /** Headers API Gateway sets itself, whatever the client sent. */
 const GATEWAY_SET_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-for', 'x-forwarded-port']);
 
+/**
+ * Node reads header bytes as Latin-1; API Gateway hands a function UTF-8 text. A value that is valid
+ * UTF-8 is read as such (a `jörg` in Basic or Digest credentials), anything else is left as Node read it.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const headerText = (latin1: string): string => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for bytes above ASCII
+  if (!/[^\u0000-\u007f]/.test(latin1)) return latin1;
+  try {
+    return utf8.decode(Buffer.from(latin1, 'latin1'));
+  } catch {
+    return latin1;
+  }
+};
+
+/**
+ * Client-chosen names are collected in Maps and turned into objects with Object.fromEntries, which
+ * defines each name as an own property: a header or parameter called `__proto__` or `constructor`
+ * is then just a name, never the prototype or an inherited function.
+ */
+const appendTo = (groups: Map<string, string[]>, name: string, value: string) => {
+  const values = groups.get(name);
+  if (values) values.push(value);
+  else groups.set(name, [value]);
+};
+
+const lastValues = (groups: Map<string, string[]>) =>
+  Object.fromEntries([...groups].map(([name, values]) => [name, values[values.length - 1] as string]));
+
 const groupHeaders = (raw: string[]) => {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const groups = new Map<string, string[]>();
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     if (GATEWAY_SET_HEADERS.has(name.toLowerCase())) continue;
-    const value = raw[i + 1] as string;
-    headers[name] = value; // API Gateway keeps the last value in `headers`
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    appendTo(groups, name, headerText(raw[i + 1] as string));
   }
-  return { headers, multiValueHeaders };
+  // API Gateway keeps the last value in `headers`, all of them in `multiValueHeaders`.
+  return { headers: lastValues(groups), multiValueHeaders: Object.fromEntries(groups) };
 };
 
 const groupQuery = (search: URLSearchParams) => {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [name, value] of search) {
-    single[name] = value;
-    multi[name] = [...(multi[name] ?? []), value];
-  }
-  const any = Object.keys(single).length > 0;
-  return { single: any ? single : null, multi: any ? multi : null };
+  const groups = new Map<string, string[]>();
+  for (const [name, value] of search) appendTo(groups, name, value);
+  if (groups.size === 0) return { single: null, multi: null };
+  return { single: lastValues(groups), multi: Object.fromEntries(groups) };
 };
 
 function forwarded(request: IncomingMessage, sourceIp: string, shape: 'single'): Record<string, string>;

@@ -24,7 +24,7 @@ Environment:
   AUTH_REALM         authentication realm (default books)
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
-  DIGEST_ALGORITHM   MD5 or SHA-256: the algorithm the Digest challenge offers (default MD5)
+  DIGEST_ALGORITHM   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
   POWERTOOLS_LOG_LEVEL         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   POWERTOOLS_METRICS_DISABLED  false prints the EMF metric lines Lambda emits (default true here)
@@ -124,7 +124,9 @@ const main = async () => {
   }
   ready();
   console.log(`Book Library API listening on http://127.0.0.1:${port}/api/books`);
-  console.log(`Realm "${realm}", users: ${users.map((u) => `${u.username}:${u.password}`).join(', ') || 'none'}`);
+  // Names only: a password set through LOCAL_USERS never reaches the console (the documented demo:demo may).
+  const shown = users.map((u) => (u.username === 'demo' && u.password === 'demo' ? 'demo:demo' : u.username));
+  console.log(`Realm "${realm}", users: ${shown.join(', ') || 'none'}`);
   console.log(
     publicReads
       ? 'GET routes are public; writes need credentials.'

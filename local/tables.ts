@@ -5,6 +5,8 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { assertBooksTableLayout } from '../shared/store/table-layout';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 
 export interface TableNames {
@@ -40,11 +42,12 @@ export const createTableInput = (tableName: string, table: TableDefinition): Cre
   };
 };
 
+/** Creates a table when it is missing; true when it was already there (its data kept across restarts). */
 const ensureTable = async (client: DynamoDBClient, tableName: string, table: TableDefinition) => {
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName, table)));
   } catch (error) {
-    if (error instanceof ResourceInUseException) return; // already there: data kept across restarts
+    if (error instanceof ResourceInUseException) return true;
     throw error;
   }
   if (table.timeToLiveAttribute) {
@@ -55,10 +58,13 @@ const ensureTable = async (client: DynamoDBClient, tableName: string, table: Tab
       }),
     );
   }
+  return false;
 };
 
-/** Creates the service's tables when they are missing. */
+/** Creates the service's tables when they are missing; refuses a books table in another layout (TableLayoutError). */
 export const ensureTables = async (client: DynamoDBClient, names: TableNames = DEFAULT_TABLE_NAMES) => {
-  await ensureTable(client, names.books, BOOKS_TABLE);
+  if (await ensureTable(client, names.books, BOOKS_TABLE)) {
+    await assertBooksTableLayout(DynamoDBDocumentClient.from(client), names.books);
+  }
   await ensureTable(client, names.auth, AUTH_TABLE);
 };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Authenticator } from '../../shared/auth/authenticator';
-import type { DigestAlgorithm } from '../../shared/auth/digest';
+import { parseDigestOffer } from '../../shared/auth/digest';
 import { NonceCodec } from '../../shared/auth/nonce';
 import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
@@ -27,6 +27,12 @@ const nonceSecret = async (client: DynamoDBDocumentClient, tableName: string): P
   return Buffer.from(secret, 'utf8');
 };
 
+const digestOffer = () => {
+  const offer = parseDigestOffer(process.env.DIGEST_ALGORITHM);
+  if (!offer) throw new Error(`DIGEST_ALGORITHM "${process.env.DIGEST_ALGORITHM}" is not MD5, SHA-256 or both`);
+  return offer;
+};
+
 const build = async () => {
   const tableName = process.env.AUTH_TABLE_NAME;
   if (!tableName) throw new Error('AUTH_TABLE_NAME is not set');
@@ -35,11 +41,9 @@ const build = async () => {
   return new Authenticator(
     new DynamoUserStore(client, tableName),
     new DynamoNonceLedger(client, tableName),
-    new NonceCodec(await nonceSecret(client, tableName), lifetime),
-    {
-      realm: process.env.AUTH_REALM ?? 'books',
-      algorithm: (process.env.DIGEST_ALGORITHM === 'SHA-256' ? 'SHA-256' : 'MD5') satisfies DigestAlgorithm,
-    },
+    // The table name stands for the deployment: a nonce signed for one does not pass on another.
+    new NonceCodec(await nonceSecret(client, tableName), lifetime, undefined, tableName),
+    { realm: process.env.AUTH_REALM ?? 'books', algorithms: digestOffer() },
   );
 };
 

@@ -6,8 +6,17 @@ import { getAuthenticator } from './authenticator';
 /** Every method and path of the stage, so one Allow covers the whole API (ARN: api/stage/method/path). */
 const wholeApi = (methodArn: string) => methodArn.split('/').slice(0, 2).concat('*', '*').join('/');
 
-const headerValue = (event: APIGatewayRequestAuthorizerEvent, name: string) =>
-  Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+/**
+ * Every value of a header, whatever the case of its name: `multiValueHeaders` keeps each field the
+ * client sent, where `headers` keeps only the last (so a repeated Authorization is seen as such).
+ */
+const headerValues = (event: APIGatewayRequestAuthorizerEvent, name: string): string[] => {
+  const multi = Object.entries(event.multiValueHeaders ?? {}).filter(([key]) => key.toLowerCase() === name);
+  if (multi.length > 0) return multi.flatMap(([, values]) => values ?? []);
+  return Object.entries(event.headers ?? {})
+    .filter(([key, value]) => key.toLowerCase() === name && value !== undefined)
+    .map(([, value]) => value as string);
+};
 
 /**
  * REQUEST authorizer. Missing or bad credentials give a Deny whose context carries the challenge
@@ -24,7 +33,7 @@ export const handler = async (
     method: event.httpMethod,
     path: event.requestContext.path,
     query: event.multiValueQueryStringParameters ?? {},
-    authorization: headerValue(event, 'authorization'),
+    authorization: headerValues(event, 'authorization'),
   });
   if (result.ok) {
     return {
@@ -33,11 +42,15 @@ export const handler = async (
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApi(event.methodArn) }],
       },
-      context: { user: result.username, scheme: result.scheme },
+      context: {
+        user: result.username,
+        scheme: result.scheme,
+        ...(result.authenticationInfo && { authenticationInfo: result.authenticationInfo }),
+      },
     };
   }
   // The reason is a fixed phrase; the attempted user name is left out, as people type passwords into it.
-  const credentialsPresented = headerValue(event, 'authorization') !== undefined;
+  const credentialsPresented = headerValues(event, 'authorization').length > 0;
   logger.info('Authentication failed', {
     reason: result.reason,
     requestId: event.requestContext?.requestId,

@@ -9,7 +9,7 @@ import { RouteFunction, type RouteFunctionProps } from './route-function';
 export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal'> {
   authTable: dynamodb.ITable;
   realm: string;
-  digestAlgorithm: DigestAlgorithm;
+  digestAlgorithms: readonly DigestAlgorithm[];
 }
 
 /**
@@ -29,7 +29,7 @@ export class BasicDigestAuthorizer extends Construct {
       environment: {
         AUTH_TABLE_NAME: props.authTable.tableName,
         AUTH_REALM: props.realm,
-        DIGEST_ALGORITHM: props.digestAlgorithm,
+        DIGEST_ALGORITHM: props.digestAlgorithms.join(','),
         NONCE_LIFETIME_SECONDS: '300',
       },
     }).function;

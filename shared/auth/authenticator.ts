@@ -1,14 +1,19 @@
 import { parseAuthorization } from './authorization-header';
 import { constantTimeEqual, type DigestAlgorithm, digestResponse, ha1, hash } from './digest';
 import { MalformedAuthorizationError } from './errors';
-import type { NonceCodec } from './nonce';
+import { decodeExtValue } from './ext-value';
+import type { NonceClaims, NonceCodec } from './nonce';
 import { uriMatchesRequest } from './request-target';
 import type { AuthRequest, AuthResult, NonceLedger, StoredUser, UserStore } from './types';
 
 export interface AuthenticatorOptions {
   realm: string;
-  /** Algorithm offered in challenges; responses must use the one their nonce was issued for. */
-  algorithm: DigestAlgorithm;
+  /**
+   * Digest algorithms offered, one challenge each, in this order (MD5 first by default: wget and
+   * digest-fetch answer the first challenge; curl, requests, httpie and Java pick SHA-256 themselves).
+   * A response must use an offered algorithm, and the one its nonce was issued for.
+   */
+  algorithms: readonly DigestAlgorithm[];
 }
 
 /** HA1 values of a user that cannot exist, so an unknown name costs the same work as a wrong password. */
@@ -23,9 +28,15 @@ const parseAlgorithm = (value: string | undefined): DigestAlgorithm | undefined 
   return upper === 'MD5' || upper === 'SHA-256' ? upper : undefined;
 };
 
+const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
+
+type QopParams = { qop: 'auth'; nc: string; cnonce: string };
+
 /** Basic (RFC 7617) and Digest (RFC 7616, plus the spec's RFC 2069 form) against the user store. */
 export class Authenticator {
   private readonly opaque: string;
+  /** Realm and opaque, bound into every nonce's MAC. */
+  private readonly nonceBinding: string;
 
   constructor(
     private readonly users: UserStore,
@@ -33,24 +44,35 @@ export class Authenticator {
     private readonly codec: NonceCodec,
     private readonly options: AuthenticatorOptions,
   ) {
+    if (options.algorithms.length === 0) throw new RangeError('At least one Digest algorithm must be offered');
     this.opaque = hash('SHA-256', `opaque:${options.realm}`).slice(0, 32);
+    this.nonceBinding = JSON.stringify([options.realm, this.opaque]);
   }
 
-  /** The one WWW-Authenticate value: a Digest challenge (Basic clients send credentials unprompted). */
+  /**
+   * The one WWW-Authenticate value: a Digest challenge per offered algorithm (RFC 9110 §11.6.1
+   * allows several challenges in one field), each announcing UTF-8 (RFC 7616 §4). Basic clients send
+   * credentials unprompted.
+   */
   challenge(stale = false): string {
-    const realm = this.options.realm.replace(/["\\]/g, '\\$&');
-    const nonce = this.codec.issue(this.options.algorithm);
-    return (
-      `Digest realm="${realm}", qop="auth", algorithm=${this.options.algorithm}, nonce="${nonce}", opaque="${this.opaque}"` +
-      (stale ? ', stale=true' : '')
-    );
+    return this.options.algorithms
+      .map(
+        (algorithm) =>
+          `Digest realm=${quote(this.options.realm)}, qop="auth", algorithm=${algorithm}, ` +
+          `nonce="${this.codec.issue(algorithm, this.nonceBinding)}", opaque="${this.opaque}", charset="UTF-8"` +
+          (stale ? ', stale=true' : ''),
+      )
+      .join(', ');
   }
 
   async authenticate(request: AuthRequest): Promise<AuthResult> {
-    if (!request.authorization) return this.deny('no credentials');
+    const fields = typeof request.authorization === 'string' ? [request.authorization] : (request.authorization ?? []);
+    if (fields.length === 0) return this.deny('no credentials');
+    // Authorization is a singleton field (RFC 9110 §11.6.2): two of them name no one credential.
+    if (fields.length > 1) return this.deny('repeated Authorization header');
     let credentials: ReturnType<typeof parseAuthorization>;
     try {
-      credentials = parseAuthorization(request.authorization);
+      credentials = parseAuthorization(fields[0] as string);
     } catch (error) {
       // The parser's message may quote parts of the header: the reason, which is logged, must not.
       if (error instanceof MalformedAuthorizationError) return this.deny('malformed Authorization header');
@@ -67,15 +89,14 @@ export class Authenticator {
     if (colon < 0) return this.deny('malformed Basic credentials');
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1); // a password may itself contain ':'
-    const user = await this.users.get(username);
-    const stored = user?.realm === this.options.realm ? user : NOBODY;
+    const stored = await this.storedUser(username);
     const given = ha1('SHA-256', username, this.options.realm, password);
     const matches = constantTimeEqual(given, stored.ha1['SHA-256']);
     return matches && stored !== NOBODY ? { ok: true, username, scheme: 'basic' } : this.deny('wrong user or password');
   }
 
   private async digest(params: ReadonlyMap<string, string>, request: AuthRequest): Promise<AuthResult> {
-    const username = params.get('username');
+    const username = this.digestUsername(params);
     const nonce = params.get('nonce');
     const uri = params.get('uri');
     const response = params.get('response');
@@ -86,10 +107,10 @@ export class Authenticator {
     if (params.has('opaque') && params.get('opaque') !== this.opaque) return this.deny('opaque mismatch');
     if (!uriMatchesRequest(uri, request)) return this.deny('uri does not match the request');
     const algorithm = parseAlgorithm(params.get('algorithm'));
-    if (!algorithm) return this.deny('unsupported algorithm');
+    if (!algorithm || !this.options.algorithms.includes(algorithm)) return this.deny('unsupported algorithm');
 
     const qop = params.get('qop');
-    let qopParams: { qop: 'auth'; nc: string; cnonce: string } | undefined;
+    let qopParams: QopParams | undefined;
     if (qop !== undefined) {
       const nc = params.get('nc');
       const cnonce = params.get('cnonce');
@@ -97,15 +118,15 @@ export class Authenticator {
       qopParams = { qop, nc, cnonce };
     }
 
-    const claims = this.codec.check(nonce);
+    const claims = this.codec.check(nonce, this.nonceBinding);
     if (!claims.valid) return this.deny('unknown nonce');
     if (claims.algorithm !== algorithm) return this.deny('algorithm differs from the nonce');
 
-    const user = await this.users.get(username);
-    const stored = user?.realm === this.options.realm ? user : NOBODY;
+    const stored = await this.storedUser(username);
+    const secret = stored.ha1[algorithm];
     const expected = digestResponse({
       algorithm,
-      ha1: stored.ha1[algorithm],
+      ha1: secret,
       method: request.method,
       uri,
       nonce,
@@ -115,8 +136,40 @@ export class Authenticator {
       return this.deny('wrong user or password');
     }
     if (claims.expired) return this.deny('nonce expired', true);
-    if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims)))) return this.deny('nonce already used', true);
-    return { ok: true, username, scheme: 'digest' };
+    if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
+      return this.deny('nonce already used', true);
+    }
+    return {
+      ok: true,
+      username,
+      scheme: 'digest',
+      authenticationInfo: this.authenticationInfo(algorithm, secret, uri, qopParams),
+    };
+  }
+
+  /**
+   * `Authentication-Info` (RFC 7616 §3.5): the next nonce, so a client that honours it skips the
+   * next challenge, and with qop the server's own proof (`rspauth`, the digest of an empty method).
+   */
+  private authenticationInfo(algorithm: DigestAlgorithm, secret: string, uri: string, qop?: QopParams) {
+    const nextnonce = this.codec.issue(algorithm, this.nonceBinding);
+    if (!qop) return `nextnonce="${nextnonce}"`;
+    const rspauth = digestResponse({ algorithm, ha1: secret, method: '', uri, nonce: nextnonce, qop });
+    return `nextnonce="${nextnonce}", qop=auth, rspauth="${rspauth}", cnonce=${quote(qop.cnonce)}, nc=${qop.nc}`;
+  }
+
+  /** `username`, or `username*` in RFC 8187's encoding (for names a quoted string cannot carry); never both. */
+  private digestUsername(params: ReadonlyMap<string, string>): string | undefined {
+    const extended = params.get('username*');
+    if (extended === undefined) return params.get('username');
+    if (params.has('username')) return undefined;
+    return decodeExtValue(extended);
+  }
+
+  /** The user, or NOBODY for a name that is unknown, in another realm, or cannot be stored at all. */
+  private async storedUser(username: string): Promise<StoredUser> {
+    const user = await this.users.get(username);
+    return user?.realm === this.options.realm ? user : NOBODY;
   }
 
   private deny(reason: string, stale = false): AuthResult {

@@ -4,6 +4,23 @@ export type DigestAlgorithm = 'MD5' | 'SHA-256';
 
 export const DIGEST_ALGORITHMS: readonly DigestAlgorithm[] = ['MD5', 'SHA-256'];
 
+/** The default Digest offer: both, MD5 first (see AuthenticatorOptions.algorithms). */
+export const DEFAULT_DIGEST_OFFER: readonly DigestAlgorithm[] = DIGEST_ALGORITHMS;
+
+/**
+ * A Digest offer as configured (`DIGEST_ALGORITHM`, the `digestAlgorithm` stack option): one
+ * algorithm, or several separated by commas in the order they are offered; empty means the default.
+ * Undefined when the text names an unknown algorithm or repeats one.
+ */
+export const parseDigestOffer = (text: string | undefined): readonly DigestAlgorithm[] | undefined => {
+  if (!text?.trim()) return DEFAULT_DIGEST_OFFER;
+  const names = text.split(',').map((name) => name.trim().toUpperCase());
+  const offer = names.filter((name): name is DigestAlgorithm =>
+    (DIGEST_ALGORITHMS as readonly string[]).includes(name),
+  );
+  return offer.length === names.length && new Set(offer).size === offer.length ? offer : undefined;
+};
+
 const NODE_HASH: Record<DigestAlgorithm, string> = { MD5: 'md5', 'SHA-256': 'sha256' };
 
 /** Lower-case hex digest, as RFC 7616 writes every hash. */

@@ -15,28 +15,33 @@ export type NonceCheck = { valid: false } | ({ valid: true; expired: boolean } &
  * Stateless Digest nonces: issue time, algorithm and randomness, HMAC-signed with the deployment's
  * secret. Any function instance can check one without a lookup, so a challenge writes nothing;
  * single use is enforced separately when a nonce is spent.
+ *
+ * The MAC also covers what the nonce was issued for and is not carried in it: the deployment (so a
+ * nonce, or a spent header, does not pass on another deployment that shares the key) and the
+ * `binding` the caller gives (realm and opaque), so a nonce from realm `staging` fails in `books`.
  */
 export class NonceCodec {
   constructor(
     private readonly secret: Buffer,
     private readonly lifetimeSeconds: number,
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
+    private readonly deployment = '',
   ) {}
 
-  issue(algorithm: DigestAlgorithm): string {
+  issue(algorithm: DigestAlgorithm, binding = ''): string {
     const payload = Buffer.alloc(8 + 1 + RANDOM_BYTES);
     payload.writeBigUInt64BE(BigInt(this.now()), 0);
     payload.writeUInt8(DIGEST_ALGORITHMS.indexOf(algorithm), 8);
     randomBytes(RANDOM_BYTES).copy(payload, 9);
-    return Buffer.concat([payload, this.mac(payload)]).toString('base64url');
+    return Buffer.concat([payload, this.mac(payload, binding)]).toString('base64url');
   }
 
-  check(nonce: string): NonceCheck {
+  check(nonce: string, binding = ''): NonceCheck {
     const raw = Buffer.from(nonce, 'base64url');
     if (raw.length !== 9 + RANDOM_BYTES + MAC_BYTES || raw.toString('base64url') !== nonce) return { valid: false };
     const payload = raw.subarray(0, 9 + RANDOM_BYTES);
     const mac = raw.subarray(9 + RANDOM_BYTES);
-    if (!constantTimeEqual(mac.toString('hex'), this.mac(payload).toString('hex'))) return { valid: false };
+    if (!constantTimeEqual(mac.toString('hex'), this.mac(payload, binding).toString('hex'))) return { valid: false };
     const algorithm = DIGEST_ALGORITHMS[payload.readUInt8(8)];
     if (!algorithm) return { valid: false };
     const issuedAt = Number(payload.readBigUInt64BE(0));
@@ -48,7 +53,11 @@ export class NonceCodec {
     return claims.issuedAt + this.lifetimeSeconds;
   }
 
-  private mac(payload: Buffer) {
-    return createHmac('sha256', this.secret).update(payload).digest().subarray(0, MAC_BYTES);
+  private mac(payload: Buffer, binding: string) {
+    return createHmac('sha256', this.secret)
+      .update(payload)
+      .update(JSON.stringify([this.deployment, binding]))
+      .digest()
+      .subarray(0, MAC_BYTES);
   }
 }

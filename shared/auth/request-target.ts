@@ -1,37 +1,48 @@
 import type { AuthRequest } from './types';
 
-const decode = (text: string) => {
+/** One query parameter as the gateway hands it on: name and value, both decoded. */
+type QueryPair = readonly [name: string, value: string];
+
+const decodePath = (path: string): string | undefined => {
   try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
+    // Dot segments resolved as any URL parser (and so the client's stack) does, then every escape
+    // decoded, so `/api/books/%31` and `/api/books/1` name the same resource on both sides.
+    return decodeURIComponent(new URL(path, 'http://host').pathname);
   } catch {
     return undefined;
   }
 };
 
-const queryKey = (query: Record<string, string[] | undefined>) =>
-  Object.entries(query)
-    .flatMap(([name, values]) => (values ?? []).map((value) => `${name}=${value}`))
+/**
+ * The query as the gateway decodes it (URLSearchParams: `+` is a space, the first `=` splits name
+ * from value), as an ordered list of pairs rather than a map, so that no client-chosen name can
+ * collide with an object's own machinery (`constructor`, `__proto__`) and repeats are kept.
+ */
+const queryPairsOfUri = (rawQuery: string): QueryPair[] => [...new URLSearchParams(rawQuery)];
+
+const queryPairsOfRequest = (query: AuthRequest['query']): QueryPair[] =>
+  Object.entries(query).flatMap(([name, values]) => (values ?? []).map((value) => [name, value] as const));
+
+/** A multiset of pairs as one comparable string (JSON keeps `=` and `&` inside names and values apart). */
+const multisetKey = (pairs: QueryPair[]) =>
+  pairs
+    .map((pair) => JSON.stringify(pair))
     .sort()
-    .join('&');
+    .join('\n');
 
 /**
- * Whether a Digest `uri` names the request being made (RFC 7616 §3.4.6). The gateway hands the
- * authorizer a decoded path and decoded query values, so both sides are compared decoded, the query
- * as a multiset; an absolute URI is compared by its path and query.
+ * Whether a Digest `uri` names the request being made (RFC 7616 §3.4.6): the whole request target,
+ * path and full query, normalised the same way on both sides. The gateway hands the authorizer a
+ * path and decoded query values, so both sides are compared decoded, the query as a multiset; an
+ * absolute URI is compared by its path and query.
  */
 export const uriMatchesRequest = (uri: string, request: AuthRequest): boolean => {
   const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) ? uri.replace(/^[^:]+:\/\/[^/?#]*/, '') || '/' : uri;
-  const [rawPath = '', rawQuery] = target.split('?', 2);
-  const path = decode(rawPath.replace(/\+/g, '%2B'));
-  if (path === undefined || path !== request.path) return false;
-  const query: Record<string, string[]> = {};
-  for (const part of (rawQuery ?? '').split('&')) {
-    if (!part) continue;
-    const [rawName = '', rawValue = ''] = part.split('=', 2);
-    const name = decode(rawName);
-    const value = decode(rawValue);
-    if (name === undefined || value === undefined) return false;
-    query[name] = [...(query[name] ?? []), value];
-  }
-  return queryKey(query) === queryKey(request.query);
+  if (!target.startsWith('/') || target.includes('#')) return false;
+  const questionMark = target.indexOf('?');
+  const rawPath = questionMark < 0 ? target : target.slice(0, questionMark);
+  const rawQuery = questionMark < 0 ? '' : target.slice(questionMark + 1);
+  const path = decodePath(rawPath);
+  if (path === undefined || path !== decodePath(request.path)) return false;
+  return multisetKey(queryPairsOfUri(rawQuery)) === multisetKey(queryPairsOfRequest(request.query));
 };

@@ -29,9 +29,16 @@ export interface AuthRequest {
   path: string;
   /** Decoded query parameters, every value of each. */
   query: Record<string, string[] | undefined>;
-  authorization: string | undefined;
+  /** The Authorization field, or every one the request carries when it repeats it. */
+  authorization: string | readonly string[] | undefined;
 }
 
 export type AuthResult =
-  | { ok: true; username: string; scheme: 'basic' | 'digest' }
+  | {
+      ok: true;
+      username: string;
+      scheme: 'basic' | 'digest';
+      /** For Digest: the `Authentication-Info` value (next nonce, server proof) the response carries. */
+      authenticationInfo?: string;
+    }
   | { ok: false; challenge: string; reason: string };

@@ -5,6 +5,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import { logger } from '../logger';
 import { accessLog } from '../observability/access-log';
+import { authenticationInfo } from './authentication-info';
 import { errorResponses } from './error-responses';
 import type { HttpEvent, HttpResponse } from './types';
 
@@ -34,6 +35,7 @@ export const httpHandler = (
     // logEvent pinned off: POWERTOOLS_LOGGER_LOG_EVENT=true would otherwise log Authorization headers and bodies.
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
     .use(accessLog())
+    .use(authenticationInfo())
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer());
   for (const middleware of options.use ?? []) stack.use(middleware);

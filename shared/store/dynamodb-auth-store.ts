@@ -6,9 +6,15 @@ import {
   paginateScan,
 } from '@aws-sdk/lib-dynamodb';
 import type { NonceLedger, StoredUser, UserStore } from '../auth/types';
-import { isConditionalCheckFailure } from './dynamodb-errors';
+import { isConditionalCheckFailure } from './errors';
 
 const userKey = (username: string) => ({ pk: `USER#${username}` });
+
+/** DynamoDB refuses a partition key longer than this (a ValidationException, not a miss). */
+const MAX_PARTITION_KEY_BYTES = 2048;
+
+/** Looked up instead of a key DynamoDB would refuse: no user item has it (user keys start with USER#). */
+const NO_USER_KEY = { pk: 'NO-USER' };
 
 interface UserItem {
   pk: string;
@@ -30,9 +36,17 @@ export class DynamoUserStore implements UserStore {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * A name no key can hold (a client may send any length) is nobody's: undefined, after the same one
+   * lookup a wrong password costs, so neither the answer nor its timing tells the two apart.
+   */
   async get(username: string) {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: userKey(username) }));
-    return Item && toUser(Item as UserItem);
+    const key = userKey(username);
+    const storable = Buffer.byteLength(key.pk, 'utf8') <= MAX_PARTITION_KEY_BYTES;
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: storable ? key : NO_USER_KEY }),
+    );
+    return storable && Item ? toUser(Item as UserItem) : undefined;
   }
 
   async put(user: StoredUser) {

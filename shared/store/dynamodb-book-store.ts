@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -6,59 +5,47 @@ import {
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { BookNotFoundError, DuplicateIsbnError } from '../books/errors';
-import { MAX_BOOK_ID } from '../books/limits';
-import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
+import { normalizeAuthor } from '../books/normalize';
 import type { Book, BookFilter, NewBook } from '../books/types';
+import {
+  authorShardKey,
+  BOOK_SHARDS,
+  type BookItem,
+  BY_AUTHOR_INDEX,
+  BY_YEAR_INDEX,
+  bookKey,
+  bookPartition,
+  INDEX_SHARDS,
+  isbnClaimKey,
+  MAX_PARTITION_KEY_BYTES,
+  shards,
+  toBook,
+  toBookItem,
+  yearShardKey,
+} from './book-items';
 import type { BookStore, ListOptions } from './book-store';
-import { isConditionalCheckFailure } from './dynamodb-errors';
-
-/** The item layout (see tables.ts); exported for the invariant checker, which reads it. */
-export const BOOK_PARTITION = 'BOOK';
-export const COUNTER_PARTITION = 'COUNTER';
-export const ISBN_CLAIM_PREFIX = 'ISBN#';
-const COUNTER_KEY = { pk: COUNTER_PARTITION, sk: 0 } as const;
-const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIsbn(isbn)}`, sk: 0 });
-const bookKey = (id: number) => ({ pk: BOOK_PARTITION, sk: id });
-
-/** A book as stored: the Book plus its keys, index attributes and an optimistic-lock version. */
-export interface BookItem extends Book {
-  pk: typeof BOOK_PARTITION;
-  sk: number;
-  authorKey: string;
-  isbnKey: string;
-  version: number;
-}
-
-/** Optimistic writes retry when another writer changed the book in between. */
-const MAX_UPDATE_ATTEMPTS = 10;
-
-export class IdSpaceExhaustedError extends Error {
-  override readonly name = 'IdSpaceExhaustedError';
-}
-
-/** Gave up after MAX_UPDATE_ATTEMPTS concurrent changes to one book. */
-export class ConcurrentUpdateError extends Error {
-  override readonly name = 'ConcurrentUpdateError';
-}
-
-/** Another item's state broke an invariant this store keeps (an ISBN claim missing or foreign). */
-export class StoreInvariantError extends Error {
-  override readonly name = 'StoreInvariantError';
-}
+import { cancellation, isConditionalCheckFailure, isTransactionConflict, StoreInvariantError } from './errors';
+import { IdBlockAllocator } from './id-blocks';
+import { RETRY, retryOnConflict } from './retry';
+import { mergeAscending } from './sorted-merge';
 
 export class DynamoBookStore implements BookStore {
+  private readonly ids: IdBlockAllocator;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.ids = new IdBlockAllocator(client, tableName);
+  }
 
+  /** One transaction (book and ISBN claim); the id comes from this container's block, mostly without a call. */
   async create(book: NewBook): Promise<Book> {
-    const id = await this.nextId();
+    const id = await this.ids.allocate();
     const item = toBookItem({ ...book, id }, 1);
-    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+    return retryOnConflict(`Creating book ${id}`, async () => {
       try {
         await this.client.send(
           new TransactWriteCommand({
@@ -71,17 +58,13 @@ export class DynamoBookStore implements BookStore {
         return toBook(item);
       } catch (error) {
         const outcome = cancellation(error, 2);
-        if (outcome === 'conflict') {
-          await backoff(attempt);
-          continue;
-        }
+        if (outcome === 'conflict') return RETRY;
         const [bookFailed, isbnFailed] = outcome;
         if (isbnFailed) throw new DuplicateIsbnError(book.isbn);
-        if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though the counter issued it`);
+        if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though its id block issued it`);
         throw error;
       }
-    }
-    throw new ConcurrentUpdateError(`Creating book ${id} kept conflicting during ${MAX_UPDATE_ATTEMPTS} attempts`);
+    });
   }
 
   async get(id: number): Promise<Book | undefined> {
@@ -90,44 +73,40 @@ export class DynamoBookStore implements BookStore {
   }
 
   /**
-   * One Query per page, sent only when the caller asks for more: a caller that stops early (a full
-   * page, a response that grew too large) reads no further. With `limit`, each Query asks for just
-   * the books still wanted, so a short page costs capacity for those items, not a 1 MB page.
+   * The matching books in ascending id order: one Query per key the filter spans (every book shard,
+   * or the author's or year's index shards), merged by id. Each key's next page is read only when
+   * the merge has taken its last book, so a caller that stops early (a full page, a response grown
+   * too large) reads no further; with `limit`, each Query asks for about the share of books its key
+   * is expected to hold, so a short page costs capacity for those items, not a 1 MB page per key.
    */
-  async *iterate(filter: BookFilter, options: ListOptions = {}): AsyncGenerator<Book, void, undefined> {
-    // DynamoDB refuses an empty or oversized index key with an error; no stored author has one.
-    if (filter.author !== undefined && !isStorableKey(normalizeAuthor(filter.author))) return;
-    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-    let startKey = options.after === undefined ? undefined : listStartKey(filter, options.after);
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          ...this.listQuery(filter),
-          ...(startKey && { ExclusiveStartKey: startKey }),
-          ...(Number.isFinite(remaining) && { Limit: remaining }),
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        remaining--;
-        yield toBook(item as BookItem);
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && remaining > 0);
+  iterate(filter: BookFilter, options: ListOptions = {}): AsyncIterable<Book> {
+    // DynamoDB refuses an oversized index key with an error; no stored author has one.
+    if (filter.author !== undefined && !isStorableKey(authorShardKey(normalizeAuthor(filter.author), 0))) {
+      return mergeAscending([], (book: Book) => book.id);
+    }
+    const queries = this.listQueries(filter);
+    const perKey =
+      options.limit === undefined ? undefined : Math.min(options.limit, Math.ceil(options.limit / queries.length) + 1);
+    const sources = queries.map(({ query, startKey }) =>
+      this.queryPages(query, options.after === undefined ? undefined : startKey(options.after), perKey),
+    );
+    return take(
+      mergeAscending(sources, (book) => book.id),
+      options.limit,
+    );
   }
 
   async update(id: number, change: (current: Book) => Book): Promise<Book> {
-    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+    return retryOnConflict(`Book ${id}`, async () => {
       const current = await this.getItem(id);
       if (!current) throw new BookNotFoundError(id);
       const next = toBookItem({ ...change(toBook(current)), id }, current.version + 1);
-      if (await this.tryReplace(current, next)) return toBook(next);
-      await backoff(attempt);
-    }
-    throw new ConcurrentUpdateError(`Book ${id} kept changing during ${MAX_UPDATE_ATTEMPTS} attempts`);
+      return (await this.tryReplace(current, next)) ? toBook(next) : RETRY;
+    });
   }
 
   async delete(id: number): Promise<void> {
-    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+    await retryOnConflict(`Book ${id}`, async () => {
       const current = await this.getItem(id);
       if (!current) throw new BookNotFoundError(id);
       try {
@@ -139,19 +118,15 @@ export class DynamoBookStore implements BookStore {
             ],
           }),
         );
-        return;
+        return undefined;
       } catch (error) {
         const outcome = cancellation(error, 2);
         const [bookChanged, claimFailed] = outcome === 'conflict' ? [true, false] : outcome;
-        if (bookChanged) {
-          await backoff(attempt);
-          continue;
-        }
+        if (bookChanged) return RETRY;
         if (claimFailed) throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`);
         throw error;
       }
-    }
-    throw new ConcurrentUpdateError(`Book ${id} kept changing during ${MAX_UPDATE_ATTEMPTS} attempts`);
+    });
   }
 
   /** One conditional write when the ISBN is kept; otherwise one transaction that moves the claim. */
@@ -184,6 +159,7 @@ export class DynamoBookStore implements BookStore {
     }
   }
 
+  /** Strongly consistent, straight to the book's own key. */
   private async getItem(id: number): Promise<BookItem | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: bookKey(id), ConsistentRead: true }),
@@ -191,51 +167,70 @@ export class DynamoBookStore implements BookStore {
     return Item as BookItem | undefined;
   }
 
-  /** Ids come from an atomic counter: unique and never reused, even after a failed create. */
-  private async nextId(): Promise<number> {
-    const { Attributes } = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: COUNTER_KEY,
-        UpdateExpression: 'ADD lastId :one',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    const id = Number(Attributes?.lastId);
-    if (!Number.isSafeInteger(id) || id > MAX_BOOK_ID) throw new IdSpaceExhaustedError('No book ids left');
-    return id;
+  /** One key's books in ascending id order, a page at a time as the merge asks for them. */
+  private async *queryPages(
+    query: QueryCommandInput,
+    startKey: Record<string, unknown> | undefined,
+    pageSize: number | undefined,
+  ): AsyncGenerator<Book, void, undefined> {
+    let exclusiveStartKey = startKey;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          ...query,
+          ...(exclusiveStartKey && { ExclusiveStartKey: exclusiveStartKey }),
+          ...(pageSize !== undefined && { Limit: pageSize }),
+        }),
+      );
+      for (const item of page.Items ?? []) yield toBook(item as BookItem);
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey);
   }
 
-  private listQuery({ author, year }: BookFilter): QueryCommandInput {
+  /**
+   * A Query per key the filter spans, each with the key it resumes after for a cursor's id: the
+   * table's key plus, on an index, the index's key, all of which follow from the filter and the id.
+   * So a cursor need carry only the id, and the book need not exist any more.
+   */
+  private listQueries({ author, year }: BookFilter) {
     const base = { TableName: this.tableName, ScanIndexForward: true };
     if (author !== undefined) {
-      return {
-        ...base,
-        IndexName: 'byAuthor',
-        KeyConditionExpression: 'authorKey = :author',
-        ...(year === undefined
-          ? { ExpressionAttributeValues: { ':author': normalizeAuthor(author) } }
-          : {
-              FilterExpression: 'publicationYear = :year',
-              ExpressionAttributeValues: { ':author': normalizeAuthor(author), ':year': year },
-            }),
-      };
+      const authorKey = normalizeAuthor(author);
+      return shards(INDEX_SHARDS).map((shard) => ({
+        query: {
+          ...base,
+          IndexName: BY_AUTHOR_INDEX,
+          KeyConditionExpression: 'authorShard = :author',
+          ...(year === undefined
+            ? { ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard) } }
+            : {
+                FilterExpression: 'publicationYear = :year',
+                ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard), ':year': year },
+              }),
+        },
+        startKey: (after: number) => ({ ...bookKey(after), authorShard: authorShardKey(authorKey, shard) }),
+      }));
     }
     if (year !== undefined) {
-      return {
-        ...base,
-        IndexName: 'byYear',
-        KeyConditionExpression: 'publicationYear = :year',
-        ExpressionAttributeValues: { ':year': year },
-      };
+      return shards(INDEX_SHARDS).map((shard) => ({
+        query: {
+          ...base,
+          IndexName: BY_YEAR_INDEX,
+          KeyConditionExpression: 'yearShard = :year',
+          ExpressionAttributeValues: { ':year': yearShardKey(year, shard) },
+        },
+        startKey: (after: number) => ({ ...bookKey(after), yearShard: yearShardKey(year, shard) }),
+      }));
     }
-    return {
-      ...base,
-      ConsistentRead: true,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': BOOK_PARTITION },
-    };
+    return shards(BOOK_SHARDS).map((shard) => ({
+      query: {
+        ...base,
+        ConsistentRead: true,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': bookPartition(shard) },
+      },
+      startKey: (after: number) => ({ pk: bookPartition(shard), sk: after }),
+    }));
   }
 
   private unchangedSince(current: BookItem) {
@@ -255,6 +250,7 @@ export class DynamoBookStore implements BookStore {
     };
   }
 
+  /** Only the claim this book holds: never another book's claim on the same ISBN. */
   private releaseIsbn(item: BookItem) {
     return {
       Delete: {
@@ -267,63 +263,18 @@ export class DynamoBookStore implements BookStore {
   }
 }
 
-/**
- * The key a Query resumes after, for the book with id `after`: the table's key plus, on an index, the
- * index's key, all of which follow from the filter and the id. So a cursor need carry only the id,
- * and the book need not exist any more.
- */
-const listStartKey = ({ author, year }: BookFilter, after: number): Record<string, unknown> => {
-  const key = bookKey(after);
-  if (author !== undefined) return { ...key, authorKey: normalizeAuthor(author) };
-  if (year !== undefined) return { ...key, publicationYear: year };
-  return key;
-};
+const isStorableKey = (key: string) => Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES;
 
-/** The stored form of a book; exported for bulk loaders (the benchmark) that must write what the store reads. */
-export const toBookItem = (book: Book, version: number): BookItem => ({
-  ...book,
-  pk: BOOK_PARTITION,
-  sk: book.id,
-  authorKey: normalizeAuthor(book.author),
-  isbnKey: normalizeIsbn(book.isbn),
-  version,
-});
-
-const toBook = (item: BookItem): Book => ({
-  id: Number(item.id),
-  title: item.title,
-  author: item.author,
-  isbn: item.isbn,
-  publicationYear: Number(item.publicationYear),
-  createdAt: item.createdAt,
-  updatedAt: item.updatedAt,
-});
-
-/** DynamoDB's limit on a partition key value (index keys included), in UTF-8 bytes. */
-const MAX_PARTITION_KEY_BYTES = 2048;
-
-const isStorableKey = (key: string) => key !== '' && Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES;
-
-/**
- * A write that met another transaction on one of its items (DynamoDB then writes nothing). The SDK
- * does not retry it; the store does, like a lost optimistic-lock race, since the outcome of trying
- * again is decided by the conditions, not by the timing.
- */
-const isTransactionConflict = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'TransactionConflictException';
-
-/**
- * Why a transaction was cancelled: which items failed their condition, by position, or 'conflict'
- * when it only met another transaction. Any other error (throttling, validation, an outage) is rethrown.
- */
-const cancellation = (error: unknown, count: number): boolean[] | 'conflict' => {
-  if (!(error instanceof TransactionCanceledException)) throw error;
-  const reasons = error.CancellationReasons ?? [];
-  const failed = Array.from({ length: count }, (_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
-  if (failed.some(Boolean)) return failed;
-  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'conflict';
-  throw error;
-};
-
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
+/** The first `limit` items (all without a limit), stopping the source as soon as they are taken. */
+async function* take<T>(source: AsyncIterable<T>, limit: number | undefined): AsyncGenerator<T, void, undefined> {
+  if (limit === undefined) {
+    yield* source;
+    return;
+  }
+  if (limit <= 0) return;
+  let taken = 0;
+  for await (const item of source) {
+    yield item;
+    if (++taken >= limit) return;
+  }
+}

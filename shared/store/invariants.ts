@@ -1,7 +1,9 @@
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { MAX_BOOK_ID } from '../books/limits';
 import { normalizeIsbn } from '../books/normalize';
-import { BOOK_PARTITION, COUNTER_PARTITION, ISBN_CLAIM_PREFIX } from './dynamodb-book-store';
+import type { Book } from '../books/types';
+import { BOOK_PARTITION_PREFIX, ID_BLOCKS_KEY, ISBN_CLAIM_PREFIX, toBookItem } from './book-items';
+import { assertBooksTableLayout } from './table-layout';
 
 /**
  * The invariants the DynamoDB book store keeps, checked over a whole books table. The store's
@@ -13,7 +15,9 @@ export type ViolationKind =
   | 'orphan-claim'
   | 'duplicate-isbn'
   | 'stale-isbn-key'
+  | 'stale-index-key'
   | 'id-mismatch'
+  | 'wrong-shard'
   | 'id-above-counter'
   | 'missing-counter'
   | 'malformed-item';
@@ -26,7 +30,7 @@ export interface Violation {
 export interface TableReport {
   books: number;
   claims: number;
-  /** The counter's last issued id (0 when there is no counter yet). */
+  /** The highest id any container has reserved (0 when none has yet); issued ids are at most this. */
   lastId: number;
   violations: Violation[];
 }
@@ -41,7 +45,9 @@ const isValidId = (value: unknown): value is number =>
  * - each book's normalised ISBN is claimed by exactly one claim item, and that claim points back to it;
  * - no two books share a normalised ISBN;
  * - no claim item exists without the book it points to (or whose ISBN no longer matches);
- * - every book's id equals its sort key, is unique, and is no higher than the counter's last issued id.
+ * - every book's id equals its sort key, sits under its shard's partition key, is unique, and is no
+ *   higher than the highest id reserved in blocks; its index keys are the ones its author, year and
+ *   id give.
  */
 export const findViolations = (items: readonly Item[]): TableReport => {
   const violations: Violation[] = [];
@@ -52,31 +58,38 @@ export const findViolations = (items: readonly Item[]): TableReport => {
 
   for (const item of items) {
     const { pk, sk } = item;
-    if (pk === BOOK_PARTITION) {
+    if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX)) {
       if (!isValidId(sk) || item.id !== sk) {
         report('id-mismatch', `Book item with sk ${String(sk)} has id ${String(item.id)}`);
         continue;
       }
-      if (typeof item.isbn !== 'string') {
-        report('malformed-item', `Book ${sk} has no ISBN`);
+      if (typeof item.isbn !== 'string' || typeof item.author !== 'string') {
+        report('malformed-item', `Book ${sk} has no ISBN or author`);
         continue;
+      }
+      const expected = toBookItem({ ...(item as unknown as Book), id: sk }, 1);
+      if (pk !== expected.pk) report('wrong-shard', `Book ${sk} is under ${pk}, not ${expected.pk}`);
+      const indexKeys = ['authorKey', 'authorShard', 'yearShard'] as const;
+      if (indexKeys.some((name) => item[name] !== expected[name])) {
+        report('stale-index-key', `Book ${sk}'s index keys do not match its author, year and id`);
       }
       books.set(sk, item);
     } else if (typeof pk === 'string' && pk.startsWith(ISBN_CLAIM_PREFIX) && sk === 0) {
       claims.set(pk.slice(ISBN_CLAIM_PREFIX.length), item);
-    } else if (pk === COUNTER_PARTITION && sk === 0) {
+    } else if (pk === ID_BLOCKS_KEY.pk && sk === ID_BLOCKS_KEY.sk) {
       counter = item;
     } else {
       report('malformed-item', `Unknown item pk=${String(pk)} sk=${String(sk)}`);
     }
   }
 
-  const lastId = counter === undefined ? 0 : Number(counter.lastId);
-  if (books.size > 0 && counter === undefined) report('missing-counter', `${books.size} books but no id counter`);
+  const lastId = counter === undefined ? 0 : Number(counter.highMark);
+  if (books.size > 0 && counter === undefined) report('missing-counter', `${books.size} books but no id blocks item`);
 
   const owners = new Map<string, number[]>();
   for (const [id, book] of books) {
-    if (counter !== undefined && id > lastId) report('id-above-counter', `Book ${id} is above the counter's ${lastId}`);
+    if (counter !== undefined && id > lastId)
+      report('id-above-counter', `Book ${id} is above the highest reserved id ${lastId}`);
     const key = normalizeIsbn(book.isbn as string);
     if (book.isbnKey !== key) report('stale-isbn-key', `Book ${id} has isbnKey ${String(book.isbnKey)}, not ${key}`);
     owners.set(key, [...(owners.get(key) ?? []), id]);
@@ -98,8 +111,9 @@ export const findViolations = (items: readonly Item[]): TableReport => {
   return { books: books.size, claims: claims.size, lastId, violations };
 };
 
-/** Reads the whole table with strongly consistent scans and checks it. */
+/** Reads the whole table with strongly consistent scans and checks it; refuses a table in another layout. */
 export const checkBooksTable = async (client: DynamoDBDocumentClient, tableName: string): Promise<TableReport> => {
+  await assertBooksTableLayout(client, tableName);
   const items: Item[] = [];
   for await (const page of paginateScan({ client }, { TableName: tableName, ConsistentRead: true })) {
     items.push(...((page.Items ?? []) as Item[]));

@@ -4,11 +4,11 @@ import { InvalidContextError, stackOptionsFromContext } from '../../infra/contex
 const options = (context: Record<string, string> = {}) => stackOptionsFromContext((name) => context[name]);
 
 describe('stack options from cdk context', () => {
-  it('defaults to a dev stage with every route protected, MD5 Digest and 50 requests/s, burst 100', () => {
+  it('defaults to a dev stage with every route protected, MD5 and SHA-256 Digest and 50 requests/s, burst 100', () => {
     expect(options()).toEqual({
       stage: 'dev',
       realm: 'books',
-      digestAlgorithm: 'MD5',
+      digestAlgorithms: ['MD5', 'SHA-256'],
       publicReads: false,
       retainData: false,
       throttling: { rateLimit: 50, burstLimit: 100 },
@@ -34,7 +34,7 @@ describe('stack options from cdk context', () => {
     ).toMatchObject({
       stage: 'prod',
       realm: 'library',
-      digestAlgorithm: 'SHA-256',
+      digestAlgorithms: ['SHA-256'],
       publicReads: true,
       retainData: true,
       throttling: { rateLimit: 100, burstLimit: 200 },
@@ -44,12 +44,22 @@ describe('stack options from cdk context', () => {
     expect(options({ stage: 'test', retainData: 'true' }).retainData).toBe(true);
   });
 
+  it('offers the Digest algorithms in the order given', () => {
+    expect(options({ digestAlgorithm: 'SHA-256,MD5' }).digestAlgorithms).toEqual(['SHA-256', 'MD5']);
+    expect(options({ digestAlgorithm: 'md5' }).digestAlgorithms).toEqual(['MD5']);
+  });
+
   it.each([
     ['throttleRate', 'fast', 'a positive number'],
     ['throttleBurst', '0', 'a positive number'],
     ['publicReads', 'yes', '"true" or "false"'],
     ['tracing', 'TRUE', '"true" or "false"'],
-    ['digestAlgorithm', 'SHA-512', 'MD5 or SHA-256'],
+    ['digestAlgorithm', 'SHA-512', '"MD5", "SHA-256" or "MD5,SHA-256"'],
+    ['digestAlgorithm', 'MD5,MD5', '"MD5", "SHA-256" or "MD5,SHA-256"'],
+    ['realm', "it's", 'without quotes or backslashes'],
+    ['realm', 'say "hi"', 'without quotes or backslashes'],
+    ['realm', 'back\\slash', 'without quotes or backslashes'],
+    ['realm', 'tab\there', 'printable ASCII'],
     ['stage', 'my_stage', 'letters, digits and hyphens'],
   ])('refuses %s=%s, naming the option and what it expects', (name, value, expected) => {
     expect(() => options({ [name]: value })).toThrow(InvalidContextError);

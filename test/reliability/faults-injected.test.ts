@@ -6,6 +6,7 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { createTestTables } from '../support/dynamodb';
@@ -166,12 +167,19 @@ describe('injected DynamoDB faults', () => {
     expect((await call('get', 'GET', `/api/books/${book.id}`)).json).toEqual(book);
   });
 
-  it('the id counter failing: 500 and nothing written', async () => {
+  it('the id block reservation failing: the create fails, nothing is written, the next container reserves anew', async () => {
     const before = await count();
+    // A fresh store is a fresh container: its first create must reserve a block of ids.
+    const store = new DynamoBookStore(client, process.env.BOOKS_TABLE_NAME as string);
+    const { id: _, createdAt, updatedAt, ...fields } = await seed();
+    const book = { ...fields, isbn: `reserve-${Date.now()}`, createdAt, updatedAt };
     inject('UpdateItemCommand', throttled);
-    expectGeneric500(await call('create', 'POST', '/api/books', input()), /Rate of requests exceeds/);
+    await expect(store.create(book)).rejects.toThrow(/Rate of requests exceeds/);
     client.middlewareStack.remove('faultInjection');
-    expect(await count()).toBe(before);
+    expect(await count()).toBe(before + 1);
+    const created = await store.create(book);
+    expect(created.id).toBeGreaterThan(0);
+    expect(await count()).toBe(before + 2);
   });
 });
 
@@ -208,7 +216,7 @@ describe('transaction conflicts are retried by the store, not answered with 500'
     const book = await seed();
     const fault = inject('TransactWriteItemsCommand', () => cancelled('TransactionConflict', 'None'));
     const response = await call('remove', 'DELETE', `/api/books/${book.id}`);
-    expectGeneric500(response, /kept changing/);
+    expectGeneric500(response, /kept conflicting/);
     expect(fault.attempts).toBe(10);
     expect(response.ms).toBeLessThan(5_000);
   });

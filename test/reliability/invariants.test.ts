@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { NewBook } from '../../shared/books/types';
+import { toBookItem } from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { createTestTables } from '../support/dynamodb';
@@ -35,7 +36,8 @@ describe('books table invariant checker', () => {
   it('finds nothing wrong in what the store wrote, and counts it', async () => {
     await store.update(2, (current) => ({ ...current, isbn: '978-22' }));
     await store.delete(3);
-    expect(await check()).toEqual({ books: 2, claims: 2, lastId: 3, violations: [] });
+    // Ids come in blocks: the first store reserved 1–100 and used 1–3.
+    expect(await check()).toEqual({ books: 2, claims: 2, lastId: 100, violations: [] });
   });
 
   it('finds an orphan claim', async () => {
@@ -56,17 +58,34 @@ describe('books table invariant checker', () => {
     expect(await kinds()).toEqual(['foreign-claim', 'orphan-claim']);
   });
 
-  it('finds a book id above the counter', async () => {
-    await put({ pk: 'BOOK', sk: 10, id: 10, ...book('978-10'), isbnKey: '97810', authorKey: 'a', version: 1 });
-    await put({ pk: 'ISBN#97810', sk: 0, bookId: 10 });
+  it('finds a book id above the highest reserved one', async () => {
+    await put({ ...toBookItem({ id: 1_000, ...book('978-10') }, 1) });
+    await put({ pk: 'ISBN#97810', sk: 0, bookId: 1_000 });
     expect(await kinds()).toEqual(['id-above-counter']);
+  });
+
+  it('finds a book under another shard’s key, and index keys that do not match the book', async () => {
+    const { pk: _, ...two } = toBookItem({ id: 2, ...book('978-2') }, 1);
+    await tables.documentClient.send(
+      new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'BOOK#2', sk: 2 } }),
+    );
+    await put({ ...two, pk: 'BOOK#3' });
+    await tables.documentClient.send(
+      new UpdateCommand({
+        TableName: tables.names.books,
+        Key: { pk: 'BOOK#1', sk: 1 },
+        UpdateExpression: 'SET author = :author',
+        ExpressionAttributeValues: { ':author': 'Someone Else' },
+      }),
+    );
+    expect(await kinds()).toEqual(['stale-index-key', 'wrong-shard']);
   });
 
   it('finds two books sharing a normalised ISBN', async () => {
     await tables.documentClient.send(
       new UpdateCommand({
         TableName: tables.names.books,
-        Key: { pk: 'BOOK', sk: 3 },
+        Key: { pk: 'BOOK#3', sk: 3 },
         UpdateExpression: 'SET isbn = :isbn, isbnKey = :key',
         ExpressionAttributeValues: { ':isbn': '978 1', ':key': '9781' },
       }),
@@ -75,9 +94,9 @@ describe('books table invariant checker', () => {
   });
 
   it('finds an item whose id disagrees with its key, and a missing counter', async () => {
-    await put({ pk: 'BOOK', sk: 2, id: 5, ...book('978-2'), isbnKey: '9782', authorKey: 'a', version: 1 });
+    await put({ ...toBookItem({ id: 2, ...book('978-2') }, 1), id: 5 });
     await tables.documentClient.send(
-      new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'COUNTER', sk: 0 } }),
+      new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'ID_BLOCKS', sk: 0 } }),
     );
     expect(await kinds()).toEqual(['id-mismatch', 'missing-counter', 'orphan-claim']);
   });
@@ -97,7 +116,7 @@ describe('npm run check:data', () => {
     const clean = await run(target);
     expect(clean).toEqual({
       code: 0,
-      stdout: expect.stringContaining('1 books, 1 ISBN claims, last id 1: no violations'),
+      stdout: expect.stringContaining('1 books, 1 ISBN claims, last id 100: no violations'),
     });
 
     await tables.documentClient.send(

@@ -56,13 +56,15 @@ describe('Authenticator', () => {
     ledger = new MemoryNonceLedger();
     auth = new Authenticator(users, ledger, new NonceCodec(Buffer.from('secret'), 300, () => now), {
       realm: REALM,
-      algorithm: 'MD5',
+      algorithms: ['MD5'],
     });
   });
 
   it('challenges a request without credentials with a Digest challenge (qop=auth, MD5, opaque)', async () => {
     const result = denied(await auth.authenticate(request(undefined)));
-    expect(result.challenge).toMatch(/^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="\w+"$/);
+    expect(result.challenge).toMatch(
+      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="\w+", charset="UTF-8"$/,
+    );
     expect(ledger.spent.size).toBe(0); // a challenge writes nothing
   });
 
@@ -151,5 +153,152 @@ describe('Authenticator', () => {
     [`Digest username="${'a'.repeat(5000)}"`],
   ])('denies %s with a challenge, never throwing', async (header) => {
     expect(denied(await auth.authenticate(request(header))).challenge).toMatch(/^Digest /);
+  });
+});
+
+describe('Authenticator: offers, names and the next nonce', () => {
+  const H = (algorithm: 'MD5' | 'SHA-256', s: string) =>
+    createHash(algorithm === 'MD5' ? 'md5' : 'sha256')
+      .update(s, 'utf8')
+      .digest('hex');
+  const now = () => 1_800_000_000;
+  const codec = (secret = 'secret', deployment = 'books-table') =>
+    new NonceCodec(Buffer.from(secret), 300, now, deployment);
+
+  /** The challenges of one WWW-Authenticate value, by algorithm. */
+  const challenges = (value: string) =>
+    Object.fromEntries(
+      [
+        ...value.matchAll(/Digest realm="([^"]*)", qop="auth", algorithm=([\w-]+), nonce="([^"]+)", opaque="(\w+)"/g),
+      ].map(([, realm, algorithm, nonce, opaque]) => [algorithm, { realm, nonce, opaque }]),
+    ) as Record<string, { realm: string; nonce: string; opaque: string }>;
+
+  const answer = (
+    challenge: { realm: string; nonce: string; opaque: string },
+    algorithm: 'MD5' | 'SHA-256',
+    { username = 'jörg', password = 'pässwörd', uri = '/api/books', nc = '00000001', cnonce = 'abc', name = '' } = {},
+  ) => {
+    const ha1 = H(algorithm, `${username}:${challenge.realm}:${password}`);
+    const response = H(algorithm, `${ha1}:${challenge.nonce}:${nc}:${cnonce}:auth:${H(algorithm, `GET:${uri}`)}`);
+    const user = name || `username="${username}"`;
+    return {
+      ha1,
+      header: `Digest ${user}, realm="${challenge.realm}", nonce="${challenge.nonce}", uri="${uri}", algorithm=${algorithm}, qop=auth, nc=${nc}, cnonce="${cnonce}", response="${response}", opaque="${challenge.opaque}"`,
+    };
+  };
+
+  const setup = async (algorithms: ('MD5' | 'SHA-256')[] = ['MD5', 'SHA-256'], realm = REALM, nonceCodec = codec()) => {
+    const users = new MemoryUserStore();
+    await users.put(userRecord('jörg', 'pässwörd', realm));
+    const ledger = new MemoryNonceLedger();
+    return { auth: new Authenticator(users, ledger, nonceCodec, { realm, algorithms }), ledger };
+  };
+
+  const request = (authorization: AuthRequest['authorization']): AuthRequest => ({
+    method: 'GET',
+    path: '/api/books',
+    query: {},
+    authorization,
+  });
+
+  it('offers one Digest challenge per algorithm in one field, MD5 first, each announcing UTF-8', async () => {
+    const { auth } = await setup();
+    const value = auth.challenge();
+    expect(Object.keys(challenges(value))).toEqual(['MD5', 'SHA-256']);
+    expect(value.match(/charset="UTF-8"/g)).toHaveLength(2);
+  });
+
+  it.each(['MD5', 'SHA-256'] as const)('accepts a UTF-8 user answering the %s challenge', async (algorithm) => {
+    const { auth } = await setup();
+    const challenge = challenges(auth.challenge())[algorithm] as { realm: string; nonce: string; opaque: string };
+    const result = await auth.authenticate(request(answer(challenge, algorithm).header));
+    expect(result).toMatchObject({ ok: true, username: 'jörg', scheme: 'digest' });
+  });
+
+  it('accepts Basic with UTF-8 credentials', async () => {
+    const { auth } = await setup();
+    const basic = `Basic ${Buffer.from('jörg:pässwörd', 'utf8').toString('base64')}`;
+    expect(await auth.authenticate(request(basic))).toEqual({ ok: true, username: 'jörg', scheme: 'basic' });
+  });
+
+  it('reads username* (RFC 8187) and refuses it beside a plain username', async () => {
+    const { auth } = await setup();
+    const offer = () => challenges(auth.challenge())['SHA-256'] as { realm: string; nonce: string; opaque: string };
+    const extended = answer(offer(), 'SHA-256', { name: "username*=UTF-8''j%C3%B6rg" }).header;
+    expect((await auth.authenticate(request(extended))).ok).toBe(true);
+    const both = answer(offer(), 'SHA-256', { name: `username="jörg", username*=UTF-8''j%C3%B6rg` }).header;
+    expect(denied(await auth.authenticate(request(both))).reason).toBe('incomplete Digest credentials');
+    const latin1 = answer(offer(), 'SHA-256', { name: "username*=ISO-8859-1''j%F6rg" }).header;
+    expect((await auth.authenticate(request(latin1))).ok).toBe(false);
+  });
+
+  it('refuses an algorithm it does not offer, even with a well-formed answer', async () => {
+    const { auth } = await setup(['SHA-256']);
+    const value = auth.challenge();
+    expect(Object.keys(challenges(value))).toEqual(['SHA-256']);
+    const sha = challenges(value)['SHA-256'] as { realm: string; nonce: string; opaque: string };
+    const md5Answer = answer(sha, 'MD5').header;
+    expect(denied(await auth.authenticate(request(md5Answer))).reason).toBe('unsupported algorithm');
+  });
+
+  it('denies two Authorization fields, even if each alone would pass', async () => {
+    const { auth } = await setup();
+    const basic = `Basic ${Buffer.from('jörg:pässwörd', 'utf8').toString('base64')}`;
+    expect(denied(await auth.authenticate(request([basic, basic]))).reason).toBe('repeated Authorization header');
+    expect((await auth.authenticate(request([basic]))).ok).toBe(true);
+  });
+
+  it('binds a nonce to its realm and its deployment', async () => {
+    const shared = codec('shared-key', 'deployment-a');
+    const staging = await setup(['MD5'], 'staging', shared);
+    const books = await setup(['MD5'], REALM, shared);
+    const stagingChallenge = challenges(staging.auth.challenge()).MD5 as {
+      realm: string;
+      nonce: string;
+      opaque: string;
+    };
+    const replayedInBooks = answer(
+      { ...stagingChallenge, realm: REALM, opaque: challenges(books.auth.challenge()).MD5?.opaque as string },
+      'MD5',
+    ).header;
+    expect(denied(await books.auth.authenticate(request(replayedInBooks))).reason).toBe('unknown nonce');
+
+    const elsewhere = await setup(['MD5'], REALM, codec('shared-key', 'deployment-b'));
+    const header = answer(
+      challenges(books.auth.challenge()).MD5 as { realm: string; nonce: string; opaque: string },
+      'MD5',
+    ).header;
+    expect(denied(await elsewhere.auth.authenticate(request(header))).reason).toBe('unknown nonce');
+    expect((await books.auth.authenticate(request(header))).ok).toBe(true);
+  });
+
+  it('hands over a next nonce with the server’s proof, and that nonce works once without a new challenge', async () => {
+    const { auth } = await setup();
+    const first = challenges(auth.challenge())['SHA-256'] as { realm: string; nonce: string; opaque: string };
+    const { header, ha1 } = answer(first, 'SHA-256', { cnonce: 'c1' });
+    const result = await auth.authenticate(request(header));
+    if (!result.ok) throw new Error(result.reason);
+    const info = result.authenticationInfo as string;
+    const nextnonce = /nextnonce="([^"]+)"/.exec(info)?.[1] as string;
+    // rspauth (RFC 7616 §3.5): the response digest with an empty method, over the next nonce.
+    const rspauth = H('SHA-256', `${ha1}:${nextnonce}:00000001:c1:auth:${H('SHA-256', ':/api/books')}`);
+    expect(info).toBe(`nextnonce="${nextnonce}", qop=auth, rspauth="${rspauth}", cnonce="c1", nc=00000001`);
+
+    const next = answer({ ...first, nonce: nextnonce }, 'SHA-256', { cnonce: 'c2' }).header;
+    expect((await auth.authenticate(request(next))).ok).toBe(true);
+    expect(denied(await auth.authenticate(request(next))).reason).toBe('nonce already used');
+  });
+
+  it('spends a nonce once: the same nc again, a higher nc, and concurrent spends all lose after the first', async () => {
+    const { auth } = await setup();
+    const challenge = challenges(auth.challenge()).MD5 as { realm: string; nonce: string; opaque: string };
+    expect((await auth.authenticate(request(answer(challenge, 'MD5').header))).ok).toBe(true);
+    expect((await auth.authenticate(request(answer(challenge, 'MD5').header))).ok).toBe(false);
+    expect((await auth.authenticate(request(answer(challenge, 'MD5', { nc: '00000002' }).header))).ok).toBe(false);
+
+    const fresh = challenges(auth.challenge()).MD5 as { realm: string; nonce: string; opaque: string };
+    const racers = ['00000001', '00000002', '00000003', '00000004'].map((nc) => answer(fresh, 'MD5', { nc }).header);
+    const results = await Promise.all(racers.map((header) => auth.authenticate(request(header))));
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
   });
 });

@@ -1,0 +1,71 @@
+import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
+import type { Book } from '../books/types';
+
+/**
+ * The books table's item layout and the mappers between items and books, in one place: the store
+ * reads and writes these, the invariant checker and bulk loaders read or write what the store does.
+ *
+ * Books spread over BOOK_SHARDS partition keys by id, so every key takes 1/32 of the reads and writes
+ * (DynamoDB serves 1,000 WCU/s and 3,000 RCU/s per partition and never splits one item); the two
+ * filter indexes spread each author and each year over INDEX_SHARDS keys, so a bulk import of one
+ * year's books is not one hot index partition. The shard follows from the id alone: GET, PUT, PATCH
+ * and DELETE go straight to the book's key, and a list cursor (an id) positions every shard.
+ */
+export const BOOK_SHARDS = 32;
+export const INDEX_SHARDS = 8;
+
+export const BOOK_PARTITION_PREFIX = 'BOOK#';
+export const ISBN_CLAIM_PREFIX = 'ISBN#';
+export const ID_BLOCKS_KEY = { pk: 'ID_BLOCKS', sk: 0 } as const;
+
+export const BY_AUTHOR_INDEX = 'byAuthorShard';
+export const BY_YEAR_INDEX = 'byYearShard';
+
+/** DynamoDB's limit on a partition key value (index keys included), in UTF-8 bytes. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+
+export const bookShardOf = (id: number) => id % BOOK_SHARDS;
+export const indexShardOf = (id: number) => id % INDEX_SHARDS;
+export const bookPartition = (shard: number) => `${BOOK_PARTITION_PREFIX}${shard}`;
+export const bookKey = (id: number) => ({ pk: bookPartition(bookShardOf(id)), sk: id });
+export const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIsbn(isbn)}`, sk: 0 });
+/** Shard first: the author key is free text, the shard a number, so the two cannot run together. */
+export const authorShardKey = (authorKey: string, shard: number) => `${shard}#${authorKey}`;
+export const yearShardKey = (year: number, shard: number) => `${shard}#${year}`;
+
+export const shards = (count: number) => Array.from({ length: count }, (_, shard) => shard);
+
+/** A book as stored: the Book plus its keys, index attributes and an optimistic-lock version. */
+export interface BookItem extends Book {
+  pk: string;
+  sk: number;
+  authorKey: string;
+  authorShard: string;
+  yearShard: string;
+  isbnKey: string;
+  version: number;
+}
+
+/** The stored form of a book; exported for bulk loaders (the benchmark) that must write what the store reads. */
+export const toBookItem = (book: Book, version: number): BookItem => {
+  const authorKey = normalizeAuthor(book.author);
+  return {
+    ...book,
+    ...bookKey(book.id),
+    authorKey,
+    authorShard: authorShardKey(authorKey, indexShardOf(book.id)),
+    yearShard: yearShardKey(book.publicationYear, indexShardOf(book.id)),
+    isbnKey: normalizeIsbn(book.isbn),
+    version,
+  };
+};
+
+export const toBook = (item: BookItem): Book => ({
+  id: Number(item.id),
+  title: item.title,
+  author: item.author,
+  isbn: item.isbn,
+  publicationYear: Number(item.publicationYear),
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+});

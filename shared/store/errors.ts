@@ -1,0 +1,46 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+
+/** No ids are left below 2^53−1 (JSON-safe); the store never reuses one. */
+export class IdSpaceExhaustedError extends Error {
+  override readonly name = 'IdSpaceExhaustedError';
+}
+
+/** Gave up after the retry helper's attempts at a write that kept meeting concurrent changes. */
+export class ConcurrentUpdateError extends Error {
+  override readonly name = 'ConcurrentUpdateError';
+}
+
+/** Another item's state broke an invariant this store keeps (an ISBN claim missing or foreign). */
+export class StoreInvariantError extends Error {
+  override readonly name = 'StoreInvariantError';
+}
+
+/** The table is not laid out as this version of the service reads it (an older layout, or another table). */
+export class TableLayoutError extends Error {
+  override readonly name = 'TableLayoutError';
+}
+
+/** A conditional write lost its condition (the item existed, or changed, or was gone). */
+export const isConditionalCheckFailure = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/**
+ * A write that met another transaction on one of its items (DynamoDB then writes nothing). The SDK
+ * does not retry it; the store does, like a lost optimistic-lock race, since the outcome of trying
+ * again is decided by the conditions, not by the timing.
+ */
+export const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TransactionConflictException';
+
+/**
+ * Why a transaction was cancelled: which items failed their condition, by position, or 'conflict'
+ * when it only met another transaction. Any other error (throttling, validation, an outage) is rethrown.
+ */
+export const cancellation = (error: unknown, count: number): boolean[] | 'conflict' => {
+  if (!(error instanceof TransactionCanceledException)) throw error;
+  const reasons = error.CancellationReasons ?? [];
+  const failed = Array.from({ length: count }, (_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
+  if (failed.some(Boolean)) return failed;
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'conflict';
+  throw error;
+};

@@ -1,0 +1,223 @@
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTables } from '../../local/tables';
+import type { Book, BookFilter, NewBook } from '../../shared/books/types';
+import { BOOK_SHARDS, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { createDocumentClient } from '../../shared/store/dynamodb-client';
+import { TableLayoutError } from '../../shared/store/errors';
+import { ID_BLOCK_SIZE } from '../../shared/store/id-blocks';
+import { checkBooksTable } from '../../shared/store/invariants';
+import { createTestTables } from '../support/dynamodb';
+
+/**
+ * The sharded layout on DynamoDB Local, with every command the store sends recorded from the real
+ * client: DynamoDB Local reads are always strongly consistent and never throttle, so what a real
+ * table would do differently is asserted on the commands themselves.
+ */
+type Sent = { name: string; input: Record<string, any> };
+
+const recordingClient = (endpoint: string) => {
+  const client = createDocumentClient(endpoint);
+  const sent: Sent[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push({ name: String(context.commandName), input: structuredClone(args.input) as Record<string, any> });
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return { client, sent };
+};
+
+const stamp = '2026-01-01T00:00:00.000Z';
+let seq = 0;
+const book = (extra: Partial<NewBook> = {}): NewBook => ({
+  title: 'Title',
+  author: 'Author',
+  isbn: `shard-${++seq}`,
+  publicationYear: 2000,
+  createdAt: stamp,
+  updatedAt: stamp,
+  ...extra,
+});
+
+const collect = async (source: AsyncIterable<Book>) => {
+  const books: Book[] = [];
+  for await (const item of source) books.push(item);
+  return books;
+};
+
+const ascending = (ids: number[]) => ids.every((id, i) => i === 0 || (ids[i - 1] as number) < id);
+
+describe('the sharded book store', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  let recorded: ReturnType<typeof recordingClient>;
+  let store: DynamoBookStore;
+  const books: Book[] = [];
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+    recorded = recordingClient(tables.endpoint);
+    store = new DynamoBookStore(recorded.client, tables.names.books);
+    books.push(
+      ...(await Promise.all(
+        Array.from({ length: 64 }, (_, i) =>
+          store.create(book({ author: i % 4 === 0 ? 'Ursula K. Le Guin' : `A${i}`, publicationYear: 1969 + (i % 2) })),
+        ),
+      )),
+    );
+  });
+
+  it('64 concurrent creates: one id-block reservation, every item written once, no key above 1/8 of the books', async () => {
+    const writes = recorded.sent.filter((command) => command.name !== 'GetItemCommand' && command.name !== 'QueryCommand');
+    expect(writes.filter((command) => command.name === 'UpdateItemCommand')).toHaveLength(1);
+    expect(writes.filter((command) => command.name === 'TransactWriteItemsCommand')).toHaveLength(64);
+    expect(writes.length / 64).toBeLessThanOrEqual(1.1);
+
+    const { Items = [] } = await tables.documentClient.send(new ScanCommand({ TableName: tables.names.books }));
+    const perKey = new Map<string, number>();
+    for (const item of Items.filter((item) => String(item.pk).startsWith('BOOK#'))) {
+      perKey.set(item.pk, (perKey.get(item.pk) ?? 0) + 1);
+    }
+    expect(perKey.size).toBeGreaterThanOrEqual(BOOK_SHARDS / 2);
+    expect(Math.max(...perKey.values())).toBeLessThanOrEqual(64 / 8);
+    expect(new Set(books.map((b) => b.id)).size).toBe(64);
+    expect((await checkBooksTable(tables.documentClient, tables.names.books)).violations).toEqual([]);
+  });
+
+  it('lists all 64 in ascending id order, whole and as limit=10 pages', async () => {
+    const all = await collect(store.iterate({}));
+    expect(all.map((b) => b.id)).toEqual(books.map((b) => b.id).sort((a, b) => a - b));
+    const walked: number[] = [];
+    let after: number | undefined;
+    do {
+      const page = await collect(store.iterate({}, { limit: 10, ...(after !== undefined && { after }) }));
+      expect(page.length).toBeLessThanOrEqual(10);
+      walked.push(...page.map((b) => b.id));
+      after = page.length === 10 ? page[9]?.id : undefined;
+    } while (after !== undefined);
+    expect(walked).toEqual(all.map((b) => b.id));
+  });
+
+  it.each<[string, BookFilter]>([
+    ['author', { author: 'ursula k. le guin' }],
+    ['year', { year: 1970 }],
+    ['author and year', { author: 'URSULA K. LE GUIN', year: 1969 }],
+  ])('merges the %s index shards in id order, and pages through them', async (_, filter) => {
+    const expected = books
+      .filter((b) => filter.author === undefined || b.author.toLowerCase() === filter.author.toLowerCase())
+      .filter((b) => filter.year === undefined || b.publicationYear === filter.year)
+      .map((b) => b.id)
+      .sort((a, b) => a - b);
+    const found = (await collect(store.iterate(filter))).map((b) => b.id);
+    expect(found).toEqual(expected);
+    const firstPage = (await collect(store.iterate(filter, { limit: 3 }))).map((b) => b.id);
+    const rest = (await collect(store.iterate(filter, { after: firstPage[2] as number }))).map((b) => b.id);
+    expect([...firstPage, ...rest]).toEqual(expected);
+  });
+
+  it('reads strongly consistently where the contract promises it, and spans every key a list needs', async () => {
+    recorded.sent.length = 0;
+    const [first] = books;
+    await store.get(first?.id as number);
+    await collect(store.iterate({}));
+    const gets = recorded.sent.filter((command) => command.name === 'GetItemCommand');
+    const tableQueries = recorded.sent.filter((command) => command.name === 'QueryCommand');
+    expect(gets.every((command) => command.input.ConsistentRead === true)).toBe(true);
+    expect(tableQueries).toHaveLength(BOOK_SHARDS);
+    expect(tableQueries.every((command) => command.input.ConsistentRead === true && !command.input.IndexName)).toBe(
+      true,
+    );
+    expect(new Set(tableQueries.map((command) => command.input.ExpressionAttributeValues[':pk'])).size).toBe(
+      BOOK_SHARDS,
+    );
+
+    recorded.sent.length = 0;
+    await collect(store.iterate({ year: 1969 }));
+    expect(recorded.sent.filter((command) => command.name === 'QueryCommand')).toHaveLength(INDEX_SHARDS);
+  });
+
+  it('reads a book, and checks it before a write, straight from its own key: no index, no scan', async () => {
+    recorded.sent.length = 0;
+    const target = books[5] as Book;
+    await store.update(target.id, (current) => ({ ...current, title: 'Changed' }));
+    expect(recorded.sent.map((command) => command.name)).toEqual(['GetItemCommand', 'PutItemCommand']);
+    expect(recorded.sent[0]?.input).toMatchObject({
+      Key: { pk: `BOOK#${target.id % BOOK_SHARDS}`, sk: target.id },
+      ConsistentRead: true,
+    });
+  });
+
+  it('releases an ISBN only on the condition that this book holds the claim', async () => {
+    recorded.sent.length = 0;
+    const target = books[6] as Book;
+    await store.update(target.id, (current) => ({ ...current, isbn: `${current.isbn}-moved` }));
+    await store.delete(target.id);
+    const releases = recorded.sent
+      .filter((command) => command.name === 'TransactWriteItemsCommand')
+      .flatMap((command) => command.input.TransactItems as Record<string, any>[])
+      .filter((item) => item.Delete && String(item.Delete.Key.pk).startsWith('ISBN#'));
+    expect(releases).toHaveLength(2);
+    for (const release of releases) {
+      expect(release.Delete.ConditionExpression).toBe('bookId = :id');
+      expect(release.Delete.ExpressionAttributeValues[':id']).toBe(target.id);
+    }
+  });
+
+  it('never reuses an id: another container takes the next block, and ids stay unique', async () => {
+    const other = new DynamoBookStore(tables.documentClient, tables.names.books);
+    const created = await other.create(book());
+    expect(created.id).toBe(ID_BLOCK_SIZE + 1);
+    const more = await store.create(book());
+    expect(more.id).toBeLessThanOrEqual(ID_BLOCK_SIZE);
+    const { Item } = await tables.documentClient
+      .send(
+        new ScanCommand({
+          TableName: tables.names.books,
+          FilterExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': ID_BLOCKS_KEY.pk },
+        }),
+      )
+      .then((page) => ({ Item: page.Items?.[0] }));
+    expect(Item?.highMark).toBe(2 * ID_BLOCK_SIZE);
+  });
+});
+
+describe('a books table in the older layout', () => {
+  it('is refused by npm start’s table set-up and by the invariant checker, with a message saying what to do', async () => {
+    const tables = await createTestTables();
+    const name = `old-${Date.now()}`;
+    const key = (name: string, type: 'S' | 'N') => ({ AttributeName: name, AttributeType: type });
+    await tables.client.send(
+      new CreateTableCommand({
+        TableName: name,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [key('pk', 'S'), key('sk', 'N'), key('authorKey', 'S'), key('publicationYear', 'N')],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          ['byAuthor', 'authorKey'],
+          ['byYear', 'publicationYear'],
+        ].map(([indexName, attribute]) => ({
+          IndexName: indexName,
+          KeySchema: [
+            { AttributeName: attribute, KeyType: 'HASH' },
+            { AttributeName: 'sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      }),
+    );
+    await expect(ensureTables(tables.client, { books: name, auth: tables.names.auth })).rejects.toThrow(
+      TableLayoutError,
+    );
+    await expect(checkBooksTable(tables.documentClient, name)).rejects.toThrow(
+      /older single-partition layout.*remove the data folder/,
+    );
+    await expect(ensureTables(tables.client, tables.names)).resolves.toBeUndefined();
+  });
+});

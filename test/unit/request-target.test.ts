@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { uriMatchesRequest } from '../../shared/auth/request-target';
+import type { AuthRequest } from '../../shared/auth/types';
+
+/** The request as the gateway hands it to the authorizer: the path as sent, query values decoded. */
+const request = (path: string, query: AuthRequest['query'] = {}): AuthRequest => ({
+  method: 'GET',
+  path,
+  query,
+  authorization: undefined,
+});
+
+describe('a Digest uri names the whole request target', () => {
+  it.each([
+    ['/api/books?author=a=b', { author: ['a=b'] }],
+    ['/api/books?author=what?junk=1', { author: ['what?junk=1'] }],
+    ['/api/books?author=J%C3%B6rg', { author: ['Jörg'] }],
+    ['/api/books?author=J%C3%B6rg+Smith', { author: ['Jörg Smith'] }],
+    ['/api/books?year=1974&author=x', { author: ['x'], year: ['1974'] }],
+    ['/api/books?author=x&author=y', { author: ['y', 'x'] }],
+    ['/api/books?constructor=1&__proto__=2&toString=3', { constructor: ['1'], ['__proto__']: ['2'], toString: ['3'] }],
+  ])('%s matches its own request', (uri, query) => {
+    expect(uriMatchesRequest(uri, request('/api/books', query))).toBe(true);
+  });
+
+  it.each([
+    ['/api/books?author=a=b', { author: ['a'] }],
+    ['/api/books?author=what?junk=1', { author: ['what'] }],
+    ['/api/books?author=x', {}],
+    ['/api/books', { author: ['x'] }],
+    ['/api/books?author=x&author=y', { author: ['y'] }],
+    ['/api/books?author=y', { author: ['x', 'y'] }],
+    ['/api/books?a=b%3Dc', { 'a=b': ['c'] }],
+    ['/api/books?constructor=1', {}],
+    ['/api/books?author=x', { constructor: ['1'], author: ['x'] }],
+  ])('%s does not match a request for another query', (uri, query) => {
+    expect(uriMatchesRequest(uri, request('/api/books', query))).toBe(false);
+  });
+
+  it('normalises the path alike on both sides: escapes and dot segments', () => {
+    expect(uriMatchesRequest('/api/books/%31', request('/api/books/%31'))).toBe(true);
+    expect(uriMatchesRequest('/api/books/1', request('/api/books/%31'))).toBe(true);
+    expect(uriMatchesRequest('/api/books/%31', request('/api/books/1'))).toBe(true);
+    expect(uriMatchesRequest('/api/x/../books/1', request('/api/books/1'))).toBe(true);
+    expect(uriMatchesRequest('/api/books/2', request('/api/books/1'))).toBe(false);
+    expect(uriMatchesRequest('/api/books/1+', request('/api/books/1'))).toBe(false);
+  });
+
+  it('compares an absolute URI by its path and query, and refuses what is no request target', () => {
+    expect(uriMatchesRequest('https://example.com/api/books?year=1', request('/api/books', { year: ['1'] }))).toBe(
+      true,
+    );
+    expect(uriMatchesRequest('api/books', request('/api/books'))).toBe(false);
+    expect(uriMatchesRequest('/api/books#top', request('/api/books'))).toBe(false);
+    expect(uriMatchesRequest('/api/books/%E0%A4%A', request('/api/books/%E0%A4%A'))).toBe(false);
+  });
+});
