@@ -51,17 +51,6 @@ const get = async (target: string, authorization: string | undefined) => {
 const expectListAnswer = (response: Awaited<ReturnType<typeof get>>) =>
   expectAllowedResponse('ListBooks', { statusCode: response.status, body: response.text, headers: {} });
 
-/** Whether every name and value of the query is well-formed percent-encoding. */
-const decodable = (target: string) => {
-  const query = target.split('?', 2)[1] ?? '';
-  try {
-    for (const part of query.split('&')) decodeURIComponent(part.replace(/\+/g, ' '));
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe(`fuzzing GET /api/books's query string over HTTP with ${RUNS} generated queries (FUZZ_SEED=${SEED})`, () => {
   const statuses = new Map<string, number>();
   const count = (key: string) => statuses.set(key, (statuses.get(key) ?? 0) + 1);
@@ -77,7 +66,7 @@ describe(`fuzzing GET /api/books's query string over HTTP with ${RUNS} generated
     );
   });
 
-  it('with Digest, the query inside the signed uri: the authorizer lets every well-formed query through', async () => {
+  it('with Digest, the query inside the signed uri: a client that signs the target it sends always gets through', async () => {
     await fc.assert(
       fc.asyncProperty(queryText, async (query) => {
         const target = requestTarget('/api/books', query);
@@ -86,7 +75,6 @@ describe(`fuzzing GET /api/books's query string over HTTP with ${RUNS} generated
         const challenge = challenged.headers.get('www-authenticate') ?? '';
         const response = await get(target, digestAuthorization(challenge, 'GET', target));
         count(`digest ${response.status}`);
-        if (response.status === 401 && !decodable(target)) return; // a uri that cannot be decoded cannot be compared
         expectListAnswer(response);
       }),
       params,
