@@ -12,7 +12,7 @@ const mutatingStore = (process.env.MUTATION_AREAS ?? '').split(',').includes('st
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', ...(mutatingStore ? ['test/integration/dynamodb-*.test.ts'] : [])],
+    include: ['test/unit/**/*.test.ts', ...(mutatingStore ? ['test/integration/*-store.test.ts'] : [])],
     globalSetup: mutatingStore ? ['test/support/global-setup.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
