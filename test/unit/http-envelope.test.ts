@@ -250,6 +250,42 @@ describe('URLs in responses', () => {
   });
 });
 
+describe('Authentication-Info from the authorizer', () => {
+  const INFO = 'nextnonce="n2", qop=auth, rspauth="abc", cc=00000001, cnonce="c"';
+  const authorized = (authenticationInfo: unknown) => {
+    const event = eventFor();
+    return { ...event, requestContext: { ...event.requestContext, authorizer: { authenticationInfo } } };
+  };
+
+  it('reaches the Digest client on every answer, since its nonce is spent whatever the answer', async () => {
+    const ok = await run(
+      route(async () => responses.ok({})),
+      authorized(INFO),
+    );
+    expect(ok.headers).toStrictEqual({ 'Content-Type': 'application/json', 'Authentication-Info': INFO });
+    const notFound = await run(failingWith(new BookNotFoundError(1)), authorized(INFO));
+    expect(notFound.headers).toStrictEqual({ 'Authentication-Info': INFO });
+    const failed = await run(failingWith(new Error('boom')), authorized(INFO));
+    expect(failed.statusCode).toBe(500);
+    expect(failed.headers?.['Authentication-Info']).toBe(INFO);
+  });
+
+  it('is added only when the authorizer passed one (Basic and public reads have none)', async () => {
+    for (const event of [eventFor(), authorized(undefined), authorized(42)]) {
+      expect(
+        (
+          await run(
+            route(async () => responses.ok({})),
+            event,
+          )
+        ).headers,
+      ).toStrictEqual({
+        'Content-Type': 'application/json',
+      });
+    }
+  });
+});
+
 describe('logging around every request', () => {
   it('never logs the event: its Authorization header and body stay out of the logs', async () => {
     const handler = route(async () => responses.ok({}));
