@@ -7,6 +7,9 @@ export interface MeteredCall {
   /** Capacity units DynamoDB reported (ReturnConsumedCapacity TOTAL), summed over tables and indexes. */
   capacityUnits: number;
   status: number;
+  /** The request and response bodies (DynamoDB JSON), for the per-key capacity model. */
+  request: Record<string, unknown>;
+  response: Record<string, unknown>;
 }
 
 export interface DynamoMeter {
@@ -57,12 +60,20 @@ export const startDynamoMeter = async (target: string): Promise<DynamoMeter> => 
           response.on('end', () => {
             const raw = Buffer.concat(reply);
             let capacityUnits = 0;
+            let parsed: Record<string, unknown> = {};
             try {
-              capacityUnits = capacityOf(JSON.parse(raw.toString('utf8') || '{}'));
+              parsed = JSON.parse(raw.toString('utf8') || '{}');
+              capacityUnits = capacityOf(parsed);
             } catch {
               // not JSON: an error page; counted with no capacity
             }
-            calls.push({ operation, capacityUnits, status: response.statusCode ?? 0 });
+            calls.push({
+              operation,
+              capacityUnits,
+              status: response.statusCode ?? 0,
+              request: input,
+              response: parsed,
+            });
             outgoing.writeHead(response.statusCode ?? 502, response.headers);
             outgoing.end(raw);
           });

@@ -1,10 +1,10 @@
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { isValidUsername, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { openDatabase } from './database';
+import { readPassword } from './prompt';
 
 const HELP = `Usage: npm run users -- <command> [options]
 
@@ -25,30 +25,6 @@ Examples:
   npm run users -- add alice
   printf '%s' "$PASSWORD" | npm run users -- add alice --aws --table BookLibrary-dev-AuthTable...
 `;
-
-const readPassword = async (): Promise<string> => {
-  if (!process.stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
-  }
-  // Prompt without echoing what is typed.
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
-  const write = (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput;
-  let prompted = false;
-  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (text: string) => {
-    if (!prompted) {
-      write.call(rl, text);
-      prompted = true;
-    }
-  };
-  const password = await new Promise<string>((done) => rl.question('Password: ', done));
-  rl.close();
-  process.stdout.write('\n');
-  return password;
-};
 
 const main = async () => {
   const { values, positionals } = parseArgs({
@@ -75,7 +51,7 @@ const main = async () => {
   const table = values.table ?? process.env.AUTH_TABLE_NAME ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
   if (!table) throw new UsageError('--aws needs --table (the stack output AuthTableName)');
 
-  const database = await openDatabase(values);
+  const database = await openDatabase({ ...values, log: console.error });
   try {
     if (database.endpoint) {
       // Locally the tables may not exist yet (npm start never ran): create them as npm start would.

@@ -12,7 +12,7 @@ import type { Book } from '../books/types';
  * and DELETE go straight to the book's key, and a list cursor (an id) positions every shard.
  */
 export const BOOK_SHARDS = 32;
-export const INDEX_SHARDS = 8;
+export const INDEX_SHARDS = 16;
 
 export const BOOK_PARTITION_PREFIX = 'BOOK#';
 export const ISBN_CLAIM_PREFIX = 'ISBN#';

@@ -25,10 +25,10 @@ export interface TableDefinition {
 
 /**
  * The books table holds three kinds of item (shared/store/book-items.ts builds them):
- * - books:         pk = "BOOK#<id mod 32>",  sk = id; index keys authorShard and yearShard
+ * - books:         pk = "BOOK#<id mod 32>",  sk = id; index keys authorShard and yearShard (id mod 16)
  * - ISBN claims:   pk = "ISBN#<normalised>", sk = 0, bookId
  * - the id blocks: pk = "ID_BLOCKS",         sk = 0, highMark (the last id reserved by any container)
- * Books spread over 32 partition keys and each index over 8 keys per author or year, so no key
+ * Books spread over 32 partition keys and each index over 16 keys per author or year, so no key
  * takes more than a small share of the load (docs/data-model.md); lists merge the keys by id.
  */
 export const BOOKS_TABLE: TableDefinition = {

@@ -49,8 +49,6 @@ const collect = async (source: AsyncIterable<Book>) => {
   return books;
 };
 
-const ascending = (ids: number[]) => ids.every((id, i) => i === 0 || (ids[i - 1] as number) < id);
-
 describe('the sharded book store', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
   let recorded: ReturnType<typeof recordingClient>;
@@ -71,7 +69,9 @@ describe('the sharded book store', () => {
   });
 
   it('64 concurrent creates: one id-block reservation, every item written once, no key above 1/8 of the books', async () => {
-    const writes = recorded.sent.filter((command) => command.name !== 'GetItemCommand' && command.name !== 'QueryCommand');
+    const writes = recorded.sent.filter(
+      (command) => command.name !== 'GetItemCommand' && command.name !== 'QueryCommand',
+    );
     expect(writes.filter((command) => command.name === 'UpdateItemCommand')).toHaveLength(1);
     expect(writes.filter((command) => command.name === 'TransactWriteItemsCommand')).toHaveLength(64);
     expect(writes.length / 64).toBeLessThanOrEqual(1.1);

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../local/dynamodb-local';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../local/dynamodb-local';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -7,9 +7,24 @@ declare module 'vitest' {
   }
 }
 
-/** One in-memory DynamoDB Local for the whole run; each test file makes its own tables in it. */
+/**
+ * One in-memory DynamoDB Local for the whole run, shared by every project that asks for it (each
+ * test file makes its own tables in it), and stopped after the last of them: the projects' setups
+ * run in one process, so the instance and its users are counted there.
+ */
+const shared = globalThis as typeof globalThis & {
+  dynamoDbLocal?: { database: Promise<DynamoDbLocal>; users: number };
+};
+
 export default async function setup(project: TestProject) {
-  const database = await startDynamoDbLocal();
+  shared.dynamoDbLocal ??= { database: startDynamoDbLocal(), users: 0 };
+  const state = shared.dynamoDbLocal;
+  state.users++;
+  const database = await state.database;
   project.provide('dynamoEndpoint', database.endpoint);
-  return () => database.stop();
+  return async () => {
+    if (--state.users > 0) return;
+    shared.dynamoDbLocal = undefined;
+    await database.stop();
+  };
 }

@@ -1,0 +1,226 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { IndexDefinition, TableDefinition } from '../shared/store/tables';
+import type { MeteredCall } from './dynamodb-meter';
+
+/**
+ * What one DynamoDB call costs on each partition key and item it touches, as DynamoDB bills it:
+ * - a write: 1 WCU per KB of the item, on the item's table key and, per index the item is in, on
+ *   the index key (a changed index key costs a delete on the old key too); transactional writes
+ *   cost twice, and this model charges the index copies of a transactional write twice as well
+ *   (the conservative reading: DynamoDB documents the doubling for the item, not for its indexes);
+ * - a strongly consistent read: 1 RCU per 4 KB read (GetItem, Query), an eventually consistent one
+ *   half that; a Query is charged for the items it returns, at least one unit.
+ * DynamoDB Local never throttles, so this is how the ceilings are known: DynamoDB serves at most
+ * 1,000 WCU/s and 3,000 RCU/s per partition and never splits a single item.
+ */
+export interface Touch {
+  /** `table pk=BOOK#3`, or `byYearShard yearShard=5#1999`. */
+  partition: string;
+  /** `pk=BOOK#3 sk=35` for writes (an item can take 1,000 WCU/s at most). */
+  item?: string;
+  wcu: number;
+  rcu: number;
+}
+
+type Item = Record<string, unknown>;
+
+const bytesOfValue = (value: unknown): number => {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') return Math.ceil(String(value).replace(/[-.]/g, '').length / 2) + 1;
+  if (typeof value === 'boolean' || value === null) return 1;
+  if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + bytesOfValue(v), 0);
+  if (typeof value === 'object') return 3 + itemBytes(value as Item);
+  return 0;
+};
+
+/** DynamoDB's item size: attribute names plus values (numbers by significant digits). */
+export const itemBytes = (item: Item): number =>
+  Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name, 'utf8') + bytesOfValue(value), 0);
+
+const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+const readUnits = (bytes: number, consistent: boolean) => Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
+
+type Image = Record<string, AttributeValue>;
+
+/** The parts of DynamoDB's wire requests and responses the model reads. */
+interface WireRequest {
+  Key?: Image;
+  Item?: Image;
+  ConsistentRead?: boolean;
+  TransactItems?: { Put?: { Item: Image }; Delete?: { Key: Image }; Update?: { Key: Image } }[];
+  KeyConditionExpression?: string;
+  ExpressionAttributeValues?: Image;
+  IndexName?: string;
+}
+
+interface WireResponse {
+  Item?: Image;
+  Items?: Image[];
+  ScannedCount?: number;
+}
+
+const decode = (image: Image | undefined): Item => unmarshall(image ?? {});
+
+export class CapacityModel {
+  /** The last image written per item, so a replace or delete knows the index keys it leaves. */
+  private readonly images = new Map<string, Item>();
+
+  constructor(private readonly table: TableDefinition) {}
+
+  private itemId(key: Item) {
+    const sk = this.table.sortKey ? ` ${this.table.sortKey.name}=${String(key[this.table.sortKey.name])}` : '';
+    return `${this.table.partitionKey.name}=${String(key[this.table.partitionKey.name])}${sk}`;
+  }
+
+  private tablePartition(key: Item) {
+    return `table ${this.table.partitionKey.name}=${String(key[this.table.partitionKey.name])}`;
+  }
+
+  private indexPartition(index: IndexDefinition, item: Item) {
+    const value = item[index.partitionKey.name];
+    return value === undefined ? undefined : `${index.indexName} ${index.partitionKey.name}=${String(value)}`;
+  }
+
+  /** A write of `next` (undefined: a delete) over the item at `key`, times `factor` (2 in a transaction). */
+  private write(key: Item, next: Item | undefined, factor: number, update = false): Touch[] {
+    const id = this.itemId(key);
+    const previous = this.images.get(id);
+    const merged = update ? { ...previous, ...key } : next;
+    const units = writeUnits(itemBytes(merged ?? previous ?? key)) * factor;
+    const touches: Touch[] = [{ partition: this.tablePartition(key), item: id, wcu: units, rcu: 0 }];
+    for (const index of this.table.indexes) {
+      const before = previous && this.indexPartition(index, previous);
+      const after = merged && this.indexPartition(index, merged);
+      if (after) touches.push({ partition: after, wcu: units, rcu: 0 });
+      if (before && before !== after) touches.push({ partition: before, wcu: units, rcu: 0 });
+    }
+    if (merged) this.images.set(id, merged);
+    else this.images.delete(id);
+    return touches;
+  }
+
+  touchesOf(call: MeteredCall): Touch[] {
+    const request = call.request as WireRequest;
+    const response = call.response as WireResponse;
+    if (call.status !== 200) return [];
+    switch (call.operation) {
+      case 'GetItem': {
+        const key = decode(request.Key);
+        const bytes = response.Item ? itemBytes(decode(response.Item)) : 0;
+        return [
+          { partition: this.tablePartition(key), wcu: 0, rcu: readUnits(bytes, request.ConsistentRead === true) },
+        ];
+      }
+      case 'PutItem':
+        return this.write(decode(request.Item), decode(request.Item), 1);
+      case 'UpdateItem':
+        return this.write(decode(request.Key), undefined, 1, true);
+      case 'DeleteItem':
+        return this.write(decode(request.Key), undefined, 1);
+      case 'TransactWriteItems':
+        return (request.TransactItems ?? []).flatMap((entry) => {
+          if (entry.Put) return this.write(decode(entry.Put.Item), decode(entry.Put.Item), 2);
+          if (entry.Delete) return this.write(decode(entry.Delete.Key), undefined, 2);
+          if (entry.Update) return this.write(decode(entry.Update.Key), undefined, 2, true);
+          return [];
+        });
+      case 'Query': {
+        const [attribute, placeholder] = String(request.KeyConditionExpression).split(/\s*=\s*/) as [string, string];
+        const value = decode(request.ExpressionAttributeValues)[placeholder.trim()];
+        const items = response.Items ?? [];
+        const returned = items.reduce((sum: number, item) => sum + itemBytes(decode(item)), 0);
+        // A filter is applied after the read: charge what was scanned, at the returned items' average size.
+        const scanned = Number(response.ScannedCount ?? items.length);
+        const bytes = items.length > 0 ? (returned / items.length) * scanned : 0;
+        const where = request.IndexName ? String(request.IndexName) : 'table';
+        return [
+          {
+            partition: `${where} ${attribute.trim()}=${String(value)}`,
+            wcu: 0,
+            rcu: readUnits(bytes, request.ConsistentRead === true),
+          },
+        ];
+      }
+      default:
+        return [];
+    }
+  }
+}
+
+/** One scenario's load per request, by partition key and by item. */
+export interface LoadProfile {
+  requests: number;
+  calls: number;
+  partitions: Map<string, { wcu: number; rcu: number }>;
+  items: Map<string, number>;
+}
+
+export const profileOf = (model: CapacityModel, calls: MeteredCall[], requests: number): LoadProfile => {
+  const partitions = new Map<string, { wcu: number; rcu: number }>();
+  const items = new Map<string, number>();
+  for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
+    const load = partitions.get(touch.partition) ?? { wcu: 0, rcu: 0 };
+    load.wcu += touch.wcu / requests;
+    load.rcu += touch.rcu / requests;
+    partitions.set(touch.partition, load);
+    if (touch.item && touch.wcu > 0) items.set(touch.item, (items.get(touch.item) ?? 0) + touch.wcu / requests);
+  }
+  return { requests, calls: calls.length / requests, partitions, items };
+};
+
+/** Several profiles in the given proportions, as one request of the mix. */
+export const mixOf = (parts: [LoadProfile, number][]): LoadProfile => {
+  const total = parts.reduce((sum, [, weight]) => sum + weight, 0);
+  const partitions = new Map<string, { wcu: number; rcu: number }>();
+  const items = new Map<string, number>();
+  let calls = 0;
+  for (const [profile, weight] of parts) {
+    const share = weight / total;
+    calls += profile.calls * share;
+    for (const [key, load] of profile.partitions) {
+      const into = partitions.get(key) ?? { wcu: 0, rcu: 0 };
+      into.wcu += load.wcu * share;
+      into.rcu += load.rcu * share;
+      partitions.set(key, into);
+    }
+    for (const [key, wcu] of profile.items) items.set(key, (items.get(key) ?? 0) + wcu * share);
+  }
+  return { requests: 1, calls, partitions, items };
+};
+
+export const PARTITION_WCU_PER_SECOND = 1_000;
+export const PARTITION_RCU_PER_SECOND = 3_000;
+export const ITEM_WCU_PER_SECOND = 1_000;
+
+export interface Ceiling {
+  /** Requests per second before the first key or item reaches DynamoDB's limit. */
+  requestsPerSecond: number;
+  /** What limits it: the hottest key and the resource. */
+  limitedBy: string;
+  /** The hottest key's share of all write units. */
+  maxWriteShare: number;
+  callsPerRequest: number;
+}
+
+export const ceilingOf = (profile: LoadProfile): Ceiling => {
+  let best = { rate: Number.POSITIVE_INFINITY, by: 'nothing' };
+  const consider = (rate: number, by: string) => {
+    if (rate < best.rate) best = { rate, by };
+  };
+  let totalWcu = 0;
+  let hottestWcu = 0;
+  for (const [key, load] of profile.partitions) {
+    totalWcu += load.wcu;
+    hottestWcu = Math.max(hottestWcu, load.wcu);
+    if (load.wcu > 0) consider(PARTITION_WCU_PER_SECOND / load.wcu, `writes on ${key}`);
+    if (load.rcu > 0) consider(PARTITION_RCU_PER_SECOND / load.rcu, `reads on ${key}`);
+  }
+  for (const [item, wcu] of profile.items) consider(ITEM_WCU_PER_SECOND / wcu, `writes on item ${item}`);
+  return {
+    requestsPerSecond: best.rate,
+    limitedBy: best.by,
+    maxWriteShare: totalWcu === 0 ? 0 : hottestWcu / totalWcu,
+    callsPerRequest: profile.calls,
+  };
+};

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  CAPACITY_GOALS,
+  type CapacityResults,
+  measureCapacity,
+  readCapacityBaseline,
+  renderCapacity,
+} from '../../bench/capacity';
+import { type DynamoMeter, startDynamoMeter } from '../../bench/dynamodb-meter';
+import { PROJECT_ROOT } from '../../infra/bundling';
+import { createTestTables } from '../support/dynamodb';
+
+/** The capacity model's verdict on the layout, from metered traffic on DynamoDB Local. */
+describe('throughput ceilings of the data model', () => {
+  let meter: DynamoMeter;
+  let results: CapacityResults;
+  const row = (scenario: string) => results.rows.find((r) => r.scenario === scenario)?.ceiling;
+
+  beforeAll(async () => {
+    meter = await startDynamoMeter(inject('dynamoEndpoint'));
+    const tables = await createTestTables();
+    results = await measureCapacity(meter, tables.names.books, 64, 'test');
+  }, 120_000);
+  afterAll(() => meter.close());
+
+  it('meets every goal, with no key above 1/8 of the write load', () => {
+    for (const [scenario, goal] of Object.entries(CAPACITY_GOALS)) {
+      const ceiling = row(scenario);
+      expect(ceiling?.requestsPerSecond, scenario).toBeGreaterThanOrEqual(goal);
+      expect(ceiling?.maxWriteShare, scenario).toBeLessThanOrEqual(1 / 8);
+    }
+  });
+
+  it('makes a create average at most 1.1 DynamoDB calls, and reads a book with one', () => {
+    expect(row('POST /api/books')?.callsPerRequest).toBeLessThanOrEqual(1.1);
+    expect(row('GET /api/books/{id}')?.callsPerRequest).toBe(1);
+  });
+
+  it('shows the old layout beside the new, from the recorded baseline, below every goal', () => {
+    const baseline = readCapacityBaseline(PROJECT_ROOT);
+    expect(baseline?.source).toMatch(/^[0-9a-f]{7,40}$/);
+    for (const scenario of Object.keys(CAPACITY_GOALS)) {
+      const old = baseline?.rows.find((r) => r.scenario === scenario)?.ceiling.requestsPerSecond ?? Number.NaN;
+      expect(old, scenario).toBeLessThan(CAPACITY_GOALS[scenario] as number);
+    }
+    const table = renderCapacity(results, baseline);
+    expect(table).toContain('| POST /api/books | 500 |');
+    expect(table).toMatch(/\| POST \/api\/books \| 500 \| 22 % \| 16,000 \|/);
+  });
+});
