@@ -6,6 +6,7 @@ import { constantTimeEqual, DEFAULT_DIGEST_OFFER, parseDigestOffer } from '../..
 import { MalformedAuthorizationError } from '../../shared/auth/errors';
 import { decodeExtValue } from '../../shared/auth/ext-value';
 import { NonceCodec } from '../../shared/auth/nonce';
+import { uriMatchesRequest } from '../../shared/auth/request-target';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
 import { isValidUsername, parseUserList, userRecord } from '../../shared/auth/users';
 import { MemoryNonceLedger, MemoryUserStore } from '../support/memory-auth-store';
@@ -273,6 +274,14 @@ describe('Authorization header grammar', () => {
         ['b', '2'],
       ]),
     });
+  });
+});
+
+describe('the Digest uri', () => {
+  it('stays relative when its query carries another URL, and a parameter without values is absent', () => {
+    const target = { method: 'GET', path: '/api/books', authorization: undefined };
+    expect(uriMatchesRequest('/api/books?next=http://x/y', { ...target, query: { next: ['http://x/y'] } })).toBe(true);
+    expect(uriMatchesRequest('/api/books', { ...target, query: { gone: undefined } })).toBe(true);
   });
 });
 
