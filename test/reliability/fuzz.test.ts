@@ -42,6 +42,8 @@ beforeAll(async () => {
     PatchBook: import('../../functions/books/patch'),
     DeleteBook: import('../../functions/books/delete'),
     GetOpenApi: import('../../functions/openapi/handler'),
+    GetApiReference: import('../../functions/api-reference/handler'),
+    GetApiReferenceAsset: import('../../functions/api-reference/handler'),
   };
   for (const [name, module] of Object.entries(modules)) handlers.set(name, (await module).handler as Handler);
   ({ handler: authorize } = await import('../../functions/authorizer/handler'));
@@ -217,6 +219,20 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
           target: requestTarget('/api/openapi.json', query),
           headers: { host: hostHeader },
         });
+      }),
+      params,
+    );
+  });
+
+  it('GET /api/docs with any query string, and GET /api/docs/{asset} with any asset name', async () => {
+    const asset = fc.oneof(
+      fc.constantFrom('swagger-ui-bundle.js', 'swagger-ui.css', 'index.html', '..%2Fpackage.json'),
+      pathId,
+    );
+    await fc.assert(
+      fc.asyncProperty(queryText, asset, async (query, name) => {
+        await invoke('GetApiReference', { method: 'GET', target: requestTarget('/api/docs', query) });
+        await invoke('GetApiReferenceAsset', { method: 'GET', target: `/api/docs/${encodeURIComponent(name)}` });
       }),
       params,
     );
