@@ -11,6 +11,7 @@ import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authoriz
 import { ROUTES } from '../../shared/api/routes';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';
+import { fuzzSeed, queryText, requestTarget } from '../support/fuzz';
 import { startLocalApi } from '../support/local-api';
 import { contextFor, proxyEventFor } from '../support/proxy-event';
 
@@ -20,7 +21,8 @@ import { contextFor, proxyEventFor } from '../support/proxy-event';
  * contract allows (never a 5xx) and nothing is left unhandled.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
-const SEED = Number(process.env.FUZZ_SEED ?? 4_242);
+const SEED = fuzzSeed();
+console.log(`fuzz seed ${SEED}: replay with FUZZ_SEED=${SEED} npx vitest run test/reliability/fuzz.test.ts`);
 const params = { numRuns: RUNS, seed: SEED, endOnFailure: true } as const;
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -40,6 +42,8 @@ beforeAll(async () => {
     PatchBook: import('../../functions/books/patch'),
     DeleteBook: import('../../functions/books/delete'),
     GetOpenApi: import('../../functions/openapi/handler'),
+    GetApiReference: import('../../functions/api-reference/handler'),
+    GetApiReferenceAsset: import('../../functions/api-reference/handler'),
   };
   for (const [name, module] of Object.entries(modules)) handlers.set(name, (await module).handler as Handler);
   ({ handler: authorize } = await import('../../functions/authorizer/handler'));
@@ -130,21 +134,6 @@ const pathId = fc.oneof(
   fc.string({ minLength: 1 }),
 );
 
-const query = fc.dictionary(
-  fc.oneof(fc.constantFrom('author', 'year'), fc.string({ maxLength: 10 })),
-  fc.oneof(
-    fc.string(),
-    fc.integer().map(String),
-    fc.constantFrom('1974', '+1974', '1e3', '', '   1974', '99999999999999999'),
-  ),
-  { maxKeys: 4 },
-);
-
-const queryString = (entries: Record<string, string>) => {
-  const search = new URLSearchParams(entries).toString();
-  return search ? `?${search}` : '';
-};
-
 // --- properties --------------------------------------------------------------------------------
 
 const invoke = async (routeName: string, request: Parameters<typeof proxyEventFor>[0]) => {
@@ -166,8 +155,8 @@ const withBody = (headers: Record<string, string>, type: string | undefined) =>
 describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${SEED})`, () => {
   it('GET /api/books with any query string', async () => {
     await fc.assert(
-      fc.asyncProperty(query, async (entries) => {
-        await invoke('ListBooks', { method: 'GET', target: `/api/books${queryString(entries)}` });
+      fc.asyncProperty(queryText, async (query) => {
+        await invoke('ListBooks', { method: 'GET', target: requestTarget('/api/books', query) });
       }),
       params,
     );
@@ -224,12 +213,26 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
   it('GET /api/openapi.json with any query string and Host header', async () => {
     const host = fc.oneof(fc.constant('127.0.0.1:3000'), fc.domain(), fc.string({ maxLength: 40 }));
     await fc.assert(
-      fc.asyncProperty(query, host, async (entries, hostHeader) => {
+      fc.asyncProperty(queryText, host, async (query, hostHeader) => {
         await invoke('GetOpenApi', {
           method: 'GET',
-          target: `/api/openapi.json${queryString(entries)}`,
+          target: requestTarget('/api/openapi.json', query),
           headers: { host: hostHeader },
         });
+      }),
+      params,
+    );
+  });
+
+  it('GET /api/docs with any query string, and GET /api/docs/{asset} with any asset name', async () => {
+    const asset = fc.oneof(
+      fc.constantFrom('swagger-ui-bundle.js', 'swagger-ui.css', 'index.html', '..%2Fpackage.json'),
+      pathId,
+    );
+    await fc.assert(
+      fc.asyncProperty(queryText, asset, async (query, name) => {
+        await invoke('GetApiReference', { method: 'GET', target: requestTarget('/api/docs', query) });
+        await invoke('GetApiReferenceAsset', { method: 'GET', target: `/api/docs/${encodeURIComponent(name)}` });
       }),
       params,
     );

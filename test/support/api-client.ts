@@ -23,7 +23,8 @@ export const digestAuthorization = (challenge: string, method: string, uri: stri
   const cnonce = randomBytes(8).toString('hex');
   const ha1 = md5(`${user.username}:${realm}:${user.password}`);
   const response = md5(`${ha1}:${nonce}:00000001:${cnonce}:auth:${md5(`${method}:${uri}`)}`);
-  return `Digest username="${user.username}", realm="${realm}", nonce="${nonce}", uri="${uri}", qop=auth, nc=00000001, cnonce="${cnonce}", response="${response}", opaque="${opaque}"`;
+  const quoted = uri.replace(/["\\]/g, '\\$&'); // a quoted-string escapes " and \ (RFC 9110 §5.6.4)
+  return `Digest username="${user.username}", realm="${realm}", nonce="${nonce}", uri="${quoted}", qop=auth, nc=00000001, cnonce="${cnonce}", response="${response}", opaque="${opaque}"`;
 };
 
 const basic = (user = DEMO) => `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`;

@@ -13,7 +13,12 @@ export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
   PatchBook: [200, 400, 404, 409, 413, 415],
   DeleteBook: [204, 400, 404],
   GetOpenApi: [200],
+  GetApiReference: [200],
+  GetApiReferenceAsset: [200, 404],
 };
+
+/** Routes whose 200 is a page or a file for the browser, not JSON. */
+const BROWSER_ROUTES = new Set(['GetApiReference', 'GetApiReferenceAsset']);
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -33,6 +38,13 @@ export const expectAllowedResponse = (route: string, result: APIGatewayProxyResu
   expect(ALLOWED_STATUSES[route], `status ${result.statusCode} of ${route}: ${result.body}`).toContain(
     result.statusCode,
   );
+  if (BROWSER_ROUTES.has(route) && result.statusCode === 200) {
+    expect(result.headers?.['Content-Type']).toMatch(
+      /^(text\/html|text\/css|application\/javascript|text\/javascript)/,
+    );
+    expect(result.body.length).toBeGreaterThan(0);
+    return;
+  }
   const body = result.body ? JSON.parse(result.body) : undefined;
   switch (result.statusCode) {
     case 200:

@@ -3,6 +3,7 @@ import { BookService } from '../../shared/books/book-service';
 import { decodeCursor, encodeCursor } from '../../shared/books/cursor';
 import { ValidationError } from '../../shared/books/errors';
 import { parseBookQuery } from '../../shared/books/schemas';
+import { buildOpenApiDocument, type Operation } from '../../shared/openapi/document';
 import { MemoryBookStore } from '../support/memory-book-store';
 
 const errorsOf = (run: () => unknown) => {
@@ -16,20 +17,37 @@ const errorsOf = (run: () => unknown) => {
 };
 
 describe('parseBookQuery', () => {
+  // Strict equality throughout: a parameter the client did not send leaves no key behind, not even `undefined`.
   it('without limit or cursor asks for the whole list, as the contract has it', () => {
-    expect(parseBookQuery({ author: 'Frank Herbert', year: '1965', other: 'x' })).toEqual({
+    expect(parseBookQuery({ author: 'Frank Herbert', year: '1965', other: 'x' })).toStrictEqual({
       filter: { author: 'Frank Herbert', year: 1965 },
     });
-    expect(parseBookQuery(null)).toEqual({ filter: {} });
+    expect(parseBookQuery({ author: 'Frank Herbert' })).toStrictEqual({ filter: { author: 'Frank Herbert' } });
+    expect(parseBookQuery({ year: '1965' })).toStrictEqual({ filter: { year: 1965 } });
+    expect(parseBookQuery(null)).toStrictEqual({ filter: {} });
   });
 
   it('with limit and/or cursor asks for a page; a cursor alone gets the default page size', () => {
-    expect(parseBookQuery({ limit: '25' })).toEqual({ filter: {}, page: { limit: 25 } });
-    expect(parseBookQuery({ year: '1965', limit: '1000', cursor: encodeCursor(42) })).toEqual({
+    expect(parseBookQuery({ limit: '25' })).toStrictEqual({ filter: {}, page: { limit: 25 } });
+    expect(parseBookQuery({ year: '1965', limit: '1000', cursor: encodeCursor(42) })).toStrictEqual({
       filter: { year: 1965 },
       page: { limit: 1000, after: 42 },
     });
-    expect(parseBookQuery({ cursor: encodeCursor(7) })).toEqual({ filter: {}, page: { limit: 100, after: 7 } });
+    expect(parseBookQuery({ cursor: encodeCursor(7) })).toStrictEqual({ filter: {}, page: { limit: 100, after: 7 } });
+  });
+
+  it('takes a signed year as the integer it spells', () => {
+    expect(parseBookQuery({ year: '+1965' }).filter).toStrictEqual({ year: 1965 });
+    expect(parseBookQuery({ year: '-5' }).filter).toStrictEqual({ year: -5 });
+  });
+
+  it('documents every parameter in the OpenAPI document, from the schema itself', () => {
+    const list = buildOpenApiDocument({ publicReads: false }).paths['/api/books']?.get as Operation;
+    const described = Object.fromEntries((list.parameters ?? []).map((p) => [p.name, p.description ?? '']));
+    expect(described.author).toMatch(/ignoring case/);
+    expect(described.year).toMatch(/publicationYear/);
+    expect(described.limit).toMatch(/1 to 1000.*Link/);
+    expect(described.cursor).toMatch(/next/);
   });
 
   it.each(['0', '1001', '-1', '1.5', 'ten', ''])('rejects limit=%j with errors.limit', (limit) => {
@@ -60,6 +78,12 @@ describe('cursors', () => {
     for (const id of [1, 42, Number.MAX_SAFE_INTEGER]) expect(decodeCursor(encodeCursor(id))).toBe(id);
     expect(decodeCursor(Buffer.from(String(Number.MAX_SAFE_INTEGER + 1)).toString('base64url'))).toBeUndefined();
     expect(decodeCursor(`${encodeCursor(42)}=`)).toBeUndefined();
+  });
+
+  it('resume only after a positive whole id, however canonically the text is encoded', () => {
+    for (const text of ['-5', '1.5', '0', '5 ', 'x5', '1e3']) {
+      expect(decodeCursor(Buffer.from(text, 'latin1').toString('base64url')), text).toBeUndefined();
+    }
   });
 });
 
@@ -97,6 +121,22 @@ describe('BookService.page', () => {
     const second = await service.page({}, { limit: 3, after: 3 });
     expect(second.books.map((b) => b.id)).toEqual([4, 5, 6]);
     expect(second.nextAfter).toBeUndefined();
+  });
+
+  it('reads at most one book past the page, even from a store that would yield many more', async () => {
+    let yielded = 0;
+    // The store's limit is a page-size hint (ListOptions): it may go on to its next storage page.
+    class EndlessStore extends MemoryBookStore {
+      override async *iterate() {
+        for (let id = 1; id <= 100; id++) {
+          yielded++;
+          yield { id, title: 'T', author: 'A', isbn: `i${id}`, publicationYear: 2000, createdAt: '', updatedAt: '' };
+        }
+      }
+    }
+    const page = await new BookService(new EndlessStore()).page({}, { limit: 3 });
+    expect(page).toStrictEqual({ books: [1, 2, 3].map((id) => expect.objectContaining({ id })), nextAfter: 3 });
+    expect(yielded).toBe(4);
   });
 
   it('pages within a filter', async () => {

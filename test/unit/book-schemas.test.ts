@@ -35,11 +35,18 @@ describe('book input (POST and PUT bodies)', () => {
     ['blank', '   '],
     ['empty', ''],
     ['null', null],
+    ['undefined', undefined],
   ])('treats a %s string field as missing', (_, value) => {
     expect(errorsOf(() => parseBookInput({ ...valid, title: value, author: value, isbn: value }))).toEqual({
       title: 'Title is required',
       author: 'Author is required',
       isbn: 'ISBN is required',
+    });
+  });
+
+  it('treats a null publication year as missing', () => {
+    expect(errorsOf(() => parseBookInput({ ...valid, publicationYear: null }))).toEqual({
+      publicationYear: 'Publication year is required',
     });
   });
 
@@ -151,5 +158,10 @@ describe('normalisation', () => {
     expect(normalizeAuthor('ÉMILE Zola')).toBe(normalizeAuthor('émile zola'));
     expect(normalizeAuthor('E\u0301mile')).toBe(normalizeAuthor('\u00c9mile'));
     expect(normalizeAuthor(' Zola')).not.toBe(normalizeAuthor('Zola'));
+  });
+
+  it('folds authors to lower case, as the design fixes it (upper-casing would make ß equal SS)', () => {
+    expect(normalizeAuthor('ÉMILE Zola')).toBe('émile zola');
+    expect(normalizeAuthor('Strauß')).not.toBe(normalizeAuthor('STRAUSS'));
   });
 });

@@ -50,6 +50,30 @@ describe('jsonArrayBody', () => {
     );
   });
 
+  it('counts each byte once: the brackets, the commas between items, nothing more', async () => {
+    expect(await jsonArrayBody(items([1, 2, 3], { count: 0 }), 7)).toBe('[1,2,3]');
+    await expect(jsonArrayBody(items([1, 2, 3], { count: 0 }), 6)).rejects.toBeInstanceOf(ResultTooLargeError);
+    expect(await jsonArrayBody(items([1], { count: 0 }), 3)).toBe('[1]');
+  });
+
+  it('measures text as the proxy result carries it: escapes double, UTF-8 bytes, no surrounding quotes', () => {
+    expect(bytesInProxyResult('a"b\\é')).toBe(1 + 2 + 1 + 2 + 2);
+    expect(bytesInProxyResult('')).toBe(0);
+  });
+
+  it('leaves room for the status and headers: a body at the limit fits in Lambda’s response with a long Link', () => {
+    const result = {
+      statusCode: 200,
+      headers: {
+        'Content-Type': 'application/json',
+        Link: `<https://${'h'.repeat(2_000)}/api/books?cursor=x>; rel="next"`,
+      },
+      body: 'x'.repeat(MAX_RESPONSE_BODY_BYTES),
+    };
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(LAMBDA_RESPONSE_LIMIT_BYTES);
+    expect(LAMBDA_RESPONSE_LIMIT_BYTES - MAX_RESPONSE_BODY_BYTES).toBeLessThanOrEqual(16 * 1024); // and wastes little
+  });
+
   it('names the way out in its message: limit and the Link header', () => {
     expect(new ResultTooLargeError().message).toMatch(/limit=.*Link rel="next"/);
     expect(new ResultTooLargeError().statusCode).toBe(422);
