@@ -95,9 +95,9 @@ const variation: fc.Arbitrary<Variation> = fc.oneof(
     part: fc.constant('qop' as const),
     qop: fc.constantFrom('auth', undefined, 'auth-int', 'AUTH', 'auth,auth-int'),
   }),
-  // Printable ASCII, as clients send it (hex or base64). The header parser trims Unicode white space
-  // (U+2001 and the like) at the ends of a quoted value, so such a cnonce is denied: safe, and no
-  // client sends one.
+  // Printable ASCII, as clients send it (hex or base64). Drawn from any Unicode text, a few right
+  // answers were denied here (401, never a 5xx; one cnonce began with U+2001) that the same values
+  // sent alone are not: still to be explained, so kept out of the property until then.
   fc.record({
     part: fc.constant('cnonce' as const),
     cnonce: fc.oneof(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }), fc.constant('')),
