@@ -61,7 +61,7 @@ const queryPairs = fc
 
 const encodeAll = (value: string) =>
   [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
-const targetOf = (pairs: [string, string][], encode = encodeURIComponent) =>
+const targetOf = (pairs: [string, string][], encode: (text: string) => string = encodeURIComponent) =>
   pairs.length === 0 ? '/api/books' : `/api/books?${pairs.map(([n, v]) => `${encode(n)}=${encode(v)}`).join('&')}`;
 
 type Variation =
