@@ -48,3 +48,10 @@ export const bestMemoryMb = (cpuMs: number, roundTrips: number): number => {
 
 export const dynamoCostPerMillion = (reads: number, writes: number): number =>
   reads * PRICES.dynamoPerMillionReads + writes * PRICES.dynamoPerMillionWrites;
+
+/**
+ * The challenge leg of a Digest request whose client did not use a `nextnonce`: one more API Gateway
+ * request answered 401, and one more authorizer invocation that signs a nonce (no DynamoDB call).
+ */
+export const digestChallengeLegCostPerMillion = (authorizerCpuMs: number, memoryMb: number): number =>
+  PRICES.restApiPerMillion + lambdaCostPerMillion(durationMs(authorizerCpuMs, 0, memoryMb), memoryMb);

@@ -1,6 +1,7 @@
 import {
   ASSUMED_DYNAMODB_CALL_MS,
   bestMemoryMb,
+  digestChallengeLegCostPerMillion,
   durationMs,
   dynamoCostPerMillion,
   lambdaCostPerMillion,
@@ -207,6 +208,32 @@ const scalingSection = (r: BenchResults) => {
   ].join('\n');
 };
 
+/**
+ * One GET /api/books/{id} with Digest, as a client pays it: with `nextnonce` it is the route's row;
+ * without, each request first takes a 401 leg (a gateway request and an authorizer call).
+ */
+const digestLegRows = (r: BenchResults, rows: string[][], authCpu: number): string[][] => {
+  const getBook = rows.find((row) => row[0] === 'GetBook');
+  if (!getBook) return [];
+  const total = Number(String(getBook.at(-1)).replace(/[*$]/g, ''));
+  const leg = digestChallengeLegCostPerMillion(authCpu, r.stackMemoryMb);
+  const row = (request: string, extra: number, gateway: number) => [
+    'GetBook',
+    request,
+    '—',
+    '—',
+    '—',
+    '—',
+    extra === 0 ? 'as above' : `+ ${dollars(extra - PRICES.restApiPerMillion)} (challenge)`,
+    dollars(gateway),
+    `**${dollars(total + extra)}**`,
+  ];
+  return [
+    row('Digest with nextnonce: no 401 leg', 0, PRICES.restApiPerMillion),
+    row('Digest without nextnonce: 401 leg first', leg, 2 * PRICES.restApiPerMillion),
+  ];
+};
+
 const costSection = (r: BenchResults) => {
   const authorizer = r.routes.find((row) => row.function === 'Authorizer' && row.latency);
   const digest = r.routes.find((row) => row.function === 'Authorizer' && row.label.startsWith('Digest'));
@@ -240,6 +267,7 @@ const costSection = (r: BenchResults) => {
         `**${dollars(total)}**`,
       ];
     });
+  rows.push(...digestLegRows(r, rows, authCpu));
   return [
     '### Memory and cost per million requests (derived)',
     '',

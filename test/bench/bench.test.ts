@@ -173,6 +173,32 @@ describe('bench', () => {
     expect(report).toMatch(/\| GetBook +\| 107.4 +\| 1.100× +\| 44.00 +\| 1.100× +\|/);
     expect(report).toContain('**not met** by ListBooks, Authorizer');
 
+    const latency = { p50: 1, p99: 2, rawP50: 1, rawP99: 2, cpuMs: 1, rawCpuMs: 0.5 };
+    const priced = renderReport({
+      ...results,
+      routes: [
+        {
+          function: 'GetBook',
+          label: 'GET',
+          calls: { roundTrips: 1, reads: 0.5, writes: 0, capacity: 0.5, operations: 'GetItem' },
+          why: '',
+          latency,
+        },
+        {
+          function: 'Authorizer',
+          label: 'Digest answer',
+          calls: { roundTrips: 2, reads: 0.5, writes: 1, capacity: 1.5, operations: 'GetItem + PutItem' },
+          why: '',
+          latency,
+        },
+      ],
+    });
+    const total = (request: string) =>
+      Number(new RegExp(`\\| ${request} +\\|.*\\*\\*\\$([\\d.]+)\\*\\* +\\|`).exec(priced)?.[1]);
+    // A request without nextnonce pays a second gateway request and an authorizer call for its 401.
+    expect(total('Digest with nextnonce: no 401 leg')).toBe(total('GET'));
+    expect(total('Digest without nextnonce: 401 leg first') - total('GET')).toBeGreaterThan(3.5);
+
     const readme = `# T\n## Benchmarks\nintro\n${BLOCK_START}\nold\n${BLOCK_END}\nafter\n`;
     expect(withBenchBlock(readme, 'new')).toBe(`# T\n## Benchmarks\nintro\n${BLOCK_START}\nnew\n${BLOCK_END}\nafter\n`);
     expect(withBenchBlock('no markers', 'new')).toBe('no markers');
