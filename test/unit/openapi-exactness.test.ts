@@ -117,9 +117,17 @@ describe('the document says what the server accepts', () => {
     else expect(() => parseBookQuery({ year })).toThrow();
   });
 
-  it('documents the cursor as non-empty, and refuses an empty one', () => {
-    expect(queryParameter('cursor').minLength).toBe(1);
-    expect(() => parseBookQuery({ cursor: '' })).toThrow();
+  it.each([
+    ['42', true],
+    ['9007199254740991', true],
+    ['', false],
+    ['0', false],
+    ['042', false],
+    ['9007199254740992', false],
+  ])('cursor=%j is valid: %s, in both', (cursor, ok) => {
+    expect(matches(queryParameter('cursor').pattern, cursor)).toBe(ok);
+    if (ok) expect(parseBookQuery({ cursor }).page?.after).toBe(Number(cursor));
+    else expect(() => parseBookQuery({ cursor })).toThrow();
   });
 
   it('writes bounds up to 2^53-1 digit by digit', () => {
