@@ -244,11 +244,28 @@ const operation = (route: Route, publicReads: boolean): Operation => {
   };
 };
 
+/**
+ * API Gateway's own 500 (gateway response DEFAULT_5XX) can only substitute variables into its body,
+ * and the only clock it offers as text is `$context.requestTime`, in the Common Log Format
+ * (`23/Nov/2026:01:03:24 +0000`); `$context.requestTimeEpoch` is milliseconds. No gateway response
+ * can write an ISO date-time, so a 500 that API Gateway answers itself carries that form.
+ */
+export const GATEWAY_REQUEST_TIME_PATTERN = '^[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$';
+
+const GATEWAY_TIMESTAMP = {
+  description:
+    'An ISO date-time; when API Gateway answers the 500 itself (a function that crashed or timed out), the request time in Common Log Format, the only text clock its gateway responses offer',
+  anyOf: [
+    { type: 'string', format: 'date-time' },
+    { type: 'string', pattern: GATEWAY_REQUEST_TIME_PATTERN },
+  ],
+};
+
 const errorBody = (status: number, message?: string) => ({
   type: 'object',
   required: ['timestamp', 'status', 'message'],
   properties: {
-    timestamp: { type: 'string', format: 'date-time' },
+    timestamp: status === 500 ? GATEWAY_TIMESTAMP : { type: 'string', format: 'date-time' },
     status: { const: status },
     message: message ? { const: message } : { type: 'string' },
   },
