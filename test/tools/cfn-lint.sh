@@ -14,7 +14,12 @@ bin=$(bash test/tools/python-tool.sh cfn-lint 'cfn-lint==1.58.0')
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "Synthesizing the stack variants ..."
-mapfile -t templates < <(npx tsx test/tools/synth-variants.ts "$out")
+npx tsx test/tools/synth-variants.ts "$out" >"$out/templates.txt"
+mapfile -t templates <"$out/templates.txt"
+if [[ ${#templates[@]} -eq 0 ]]; then
+  echo "error: no template was synthesized" >&2
+  exit 1
+fi
 status=0
 for template in "${templates[@]}"; do
   echo "cfn-lint ${template#"$out"/}"
