@@ -18,6 +18,7 @@ Environment:
   PORT               port to listen on (default 3000)
   DATA_DIR           where DynamoDB Local keeps its files (default .data)
   DYNAMODB_ENDPOINT  use this DynamoDB instead of starting DynamoDB Local (tables created if missing)
+  DYNAMODB_PORT      port for the DynamoDB Local it starts (default: any free one; sam local wants 8000)
   BOOKS_TABLE_NAME   books table (default ${DEFAULT_TABLE_NAMES.books})
   AUTH_TABLE_NAME    auth table (default ${DEFAULT_TABLE_NAMES.auth})
   LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo)
@@ -104,10 +105,14 @@ const main = async () => {
     console.log(`Using DynamoDB at ${process.env.DYNAMODB_ENDPOINT}`);
   } else {
     console.log(`Starting DynamoDB Local (data in ${dataDir}) ...`);
-    database = await startDynamoDbLocal({ dataDir }).catch((error: Error) =>
+    const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
+    if (dynamoPort !== undefined && !(Number.isInteger(dynamoPort) && dynamoPort > 0 && dynamoPort <= 65535))
+      fail(`DYNAMODB_PORT must be a port number, got "${process.env.DYNAMODB_PORT}"`);
+    database = await startDynamoDbLocal({ dataDir, ...(dynamoPort && { port: dynamoPort }) }).catch((error: Error) =>
       fail(error instanceof JavaMissingError ? error.message : `DynamoDB Local failed to start: ${error.message}`),
     );
     process.env.DYNAMODB_ENDPOINT = database.endpoint;
+    console.log(`DynamoDB Local at ${database.endpoint}`);
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(endpointFile(dataDir), database.endpoint);
   }

@@ -1,16 +1,16 @@
+import { positiveIntegerPattern } from './documented-checks';
 import { MAX_BOOK_ID } from './limits';
 
 /**
- * Page cursors are opaque to clients: base64url of the last id of the page. The id is all a Query
- * needs to resume (see the store's start key), and a canonical encoding is demanded back so a cursor
- * has exactly one spelling.
+ * Page cursors: the last id of the page, in decimal without leading zeros. The id is all a Query
+ * needs to resume (see the store's start key). Clients take it from the `next` link and do not
+ * build it; it is spelled plainly so that the OpenAPI document can state the valid cursors exactly
+ * (one pattern), and every cursor the pattern admits is one the service accepts.
  */
-export const encodeCursor = (afterId: number): string => Buffer.from(String(afterId), 'latin1').toString('base64url');
+export const CURSOR_PATTERN = new RegExp(`^${positiveIntegerPattern(MAX_BOOK_ID)}$`);
 
-/** The id a cursor resumes after, or undefined when the text is not a cursor this service made. */
-export const decodeCursor = (cursor: string): number | undefined => {
-  const text = Buffer.from(cursor, 'base64url').toString('latin1');
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) return undefined;
-  const id = Number(text);
-  return id <= MAX_BOOK_ID && encodeCursor(id) === cursor ? id : undefined;
-};
+export const encodeCursor = (afterId: number): string => String(afterId);
+
+/** The id a cursor resumes after, or undefined when the text is not a cursor. */
+export const decodeCursor = (cursor: string): number | undefined =>
+  CURSOR_PATTERN.test(cursor) ? Number(cursor) : undefined;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { decodeCursor } from './cursor';
+import { CURSOR_PATTERN } from './cursor';
+import { codePointLength, documentedAs, positiveIntegerPattern } from './documented-checks';
 import { ValidationError } from './errors';
 import { DEFAULT_PAGE_LIMIT, MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
 import type { BookFilter, BookInput, BookListQuery, BookPatch, FieldErrors } from './types';
@@ -13,21 +14,37 @@ const BODY_MESSAGE = 'Request body must be a JSON object';
 
 const isPresent = (value: unknown): boolean => value !== undefined && value !== null;
 
+/** `null` reads as missing; in JSON Schema the field's `type` already excludes it. */
+const present = (message: string) => documentedAs(v.check(isPresent, message), {});
+
+/**
+ * Not blank: one character that `String.prototype.trim` keeps, i.e. none of ECMAScript's white space
+ * and line terminators, spelled out so that every JSON Schema engine (whose `\s` differ) reads it alike.
+ */
+export const NON_BLANK = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/** At most `max` Unicode code points, counted as JSON Schema's `maxLength` counts them. */
+const maxCodePoints = (max: number, message: string) =>
+  documentedAs(
+    v.check((text: string) => codePointLength(text) <= max, message),
+    { maxLength: max },
+  );
+
 /** A required text field: `null`, missing and blank all read as "required", as the spec words it. */
 const requiredText = (label: string, maxLength: number) => {
   const required = `${label} is required`;
   return v.pipe(
     v.unknown(),
-    v.check(isPresent, required),
+    present(required),
     v.string(`${label} must be a string`),
-    v.check((text) => text.trim().length > 0, required),
-    v.maxLength(maxLength, `${label} must be at most ${maxLength} characters`),
+    v.regex(NON_BLANK, required),
+    maxCodePoints(maxLength, `${label} must be at most ${maxLength} characters`),
   );
 };
 
 const publicationYear = v.pipe(
   v.unknown(),
-  v.check(isPresent, 'Publication year is required'),
+  present('Publication year is required'),
   v.number('Publication year must be an integer'),
   v.safeInteger('Publication year must be an integer'),
   v.minValue(MIN_PUBLICATION_YEAR, 'Invalid publication year'),
@@ -70,24 +87,23 @@ export const BookPatchSchema = v.object(
   BODY_MESSAGE,
 );
 
-/** A path id as it arrives: a positive decimal integer no larger than 2^53-1. */
+/** A path id as it arrives: a positive decimal integer no larger than 2^53-1 (the pattern says it all). */
 export const BookIdSchema = v.pipe(
   v.string(),
-  v.regex(/^[1-9][0-9]{0,15}$/),
+  v.regex(new RegExp(`^${positiveIntegerPattern(MAX_BOOK_ID)}$`)),
   v.transform(Number),
-  v.maxValue(MAX_BOOK_ID),
 );
 
 const YEAR_MESSAGE = 'Year must be an integer';
 const LIMIT_MESSAGE = `Limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`;
 const CURSOR_MESSAGE = 'Cursor is not valid';
 
+/** A safe integer in decimal, an optional sign and leading zeros allowed (as `Number` reads them). */
 const YearQuerySchema = v.pipe(
   v.string(YEAR_MESSAGE),
   v.description('Equal to publicationYear (an integer)'),
-  v.regex(/^[+-]?[0-9]{1,16}$/, YEAR_MESSAGE),
+  v.regex(new RegExp(`^[+-]?0*(?:0|${positiveIntegerPattern(Number.MAX_SAFE_INTEGER)})$`), YEAR_MESSAGE),
   v.transform(Number),
-  v.safeInteger(YEAR_MESSAGE),
 );
 
 /**
@@ -103,18 +119,16 @@ export const BookQuerySchema = v.object({
       v.description(
         `Page size, 1 to ${MAX_PAGE_LIMIT}; with it the response carries a \`Link: <…>; rel="next"\` header while more books match`,
       ),
-      v.regex(/^[0-9]{1,4}$/, LIMIT_MESSAGE),
+      v.regex(new RegExp(`^${positiveIntegerPattern(MAX_PAGE_LIMIT)}$`), LIMIT_MESSAGE),
       v.transform(Number),
-      v.minValue(1, LIMIT_MESSAGE),
-      v.maxValue(MAX_PAGE_LIMIT, LIMIT_MESSAGE),
     ),
   ),
   cursor: v.exactOptional(
     v.pipe(
       v.string(CURSOR_MESSAGE),
       v.description('Opaque: the `next` link of the previous page carries it'),
-      v.transform(decodeCursor),
-      v.number(CURSOR_MESSAGE),
+      v.regex(CURSOR_PATTERN, CURSOR_MESSAGE),
+      v.transform(Number),
     ),
   ),
 });

@@ -1,6 +1,7 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
+import { documentedCounterpart } from '../books/documented-checks';
 import { MAX_BOOK_ID } from '../books/limits';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
@@ -25,18 +26,62 @@ export interface Operation {
   responses: Record<string, Record<string, unknown>>;
 }
 
+type PipeItem = {
+  kind: string;
+  type: string;
+  pipe?: PipeItem[];
+  entries?: Record<string, PipeItem>;
+  wrapped?: PipeItem;
+};
+
+/**
+ * The checks the converter would leave out without a word: a `check()` or anything after a
+ * transformation, when no JSON Schema counterpart is registered for it (see documentedAs). Each is
+ * named by its path and type.
+ */
+export const undocumentedChecks = (schema: unknown, path = '$'): string[] => {
+  const item = schema as PipeItem;
+  const found: string[] = [];
+  if (item.entries) {
+    for (const [key, entry] of Object.entries(item.entries)) found.push(...undocumentedChecks(entry, `${path}.${key}`));
+  }
+  if (item.wrapped) found.push(...undocumentedChecks(item.wrapped, path));
+  let transformed = false;
+  for (const [index, step] of (item.pipe ?? []).entries()) {
+    if (index === 0) continue;
+    if (step.kind === 'transformation') transformed = true;
+    const unreadable = step.type === 'check' || (transformed && (step.kind === 'validation' || step.kind === 'schema'));
+    if (unreadable && !documentedCounterpart(step)) found.push(`${path}: ${step.type}`);
+    if (step.kind === 'schema') found.push(...undocumentedChecks(step, path));
+  }
+  return found;
+};
+
 /**
  * JSON Schema 2020-12 (OpenAPI 3.1's dialect). Parameters are converted as the strings they arrive
  * as (`input`: stop before a transformation); body fields start with `unknown` plus checks (so that
  * `null` gets the spec's "required" message), which `input` mode would stop at, so they are
- * converted whole. `check` actions have no JSON Schema form and are left out.
+ * converted whole. Checks the converter cannot read take their registered counterparts; one without
+ * a counterpart fails the build rather than leave the document looser than the validation.
  */
-const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'ignore'): JsonSchema => {
-  const { $schema: _, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode, errorMode: 'ignore' });
+const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'output'): JsonSchema => {
+  const undocumented = undocumentedChecks(schema);
+  if (undocumented.length > 0) {
+    throw new Error(`Checks without a JSON Schema counterpart: ${undocumented.join(', ')}`);
+  }
+  const { $schema: _, ...rest } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode,
+    errorMode: 'throw',
+    overrideAction: ({ valibotAction, jsonSchema: converted }) => {
+      const counterpart = documentedCounterpart(valibotAction);
+      return counterpart && { ...converted, ...counterpart };
+    },
+  });
   return rest;
 };
 
-/** The non-blank rule is a valibot `check`, which JSON Schema cannot carry; say it in words. */
+/** The non-blank pattern reads poorly; say it in words too. */
 const withBlankNote = (schema: JsonSchema): JsonSchema => {
   const properties = (schema as { properties?: Record<string, JsonSchema & { type?: string }> }).properties ?? {};
   for (const property of Object.values(properties)) {
@@ -199,18 +244,35 @@ const operation = (route: Route, publicReads: boolean): Operation => {
   };
 };
 
+/**
+ * API Gateway's own 500 (gateway response DEFAULT_5XX) can only substitute variables into its body,
+ * and the only clock it offers as text is `$context.requestTime`, in the Common Log Format
+ * (`23/Nov/2026:01:03:24 +0000`); `$context.requestTimeEpoch` is milliseconds. No gateway response
+ * can write an ISO date-time, so a 500 that API Gateway answers itself carries that form.
+ */
+export const GATEWAY_REQUEST_TIME_PATTERN = '^[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$';
+
+const GATEWAY_TIMESTAMP = {
+  description:
+    'An ISO date-time; when API Gateway answers the 500 itself (a function that crashed or timed out), the request time in Common Log Format, the only text clock its gateway responses offer',
+  anyOf: [
+    { type: 'string', format: 'date-time' },
+    { type: 'string', pattern: GATEWAY_REQUEST_TIME_PATTERN },
+  ],
+};
+
 const errorBody = (status: number, message?: string) => ({
   type: 'object',
   required: ['timestamp', 'status', 'message'],
   properties: {
-    timestamp: { type: 'string', format: 'date-time' },
+    timestamp: status === 500 ? GATEWAY_TIMESTAMP : { type: 'string', format: 'date-time' },
     status: { const: status },
     message: message ? { const: message } : { type: 'string' },
   },
 });
 
 const components = () => {
-  const bookInput = withBlankNote(jsonSchema(BookInputSchema, 'ignore'));
+  const bookInput = withBlankNote(jsonSchema(BookInputSchema, 'output'));
   const properties = (bookInput as { properties: Record<string, JsonSchema> }).properties;
   return {
     securitySchemes: {
@@ -223,7 +285,7 @@ const components = () => {
     },
     schemas: {
       BookInput: bookInput,
-      BookPatch: withBlankNote(jsonSchema(BookPatchSchema, 'ignore')),
+      BookPatch: withBlankNote(jsonSchema(BookPatchSchema, 'output')),
       Book: {
         type: 'object',
         required: ['id', 'title', 'author', 'isbn', 'publicationYear', 'createdAt', 'updatedAt'],

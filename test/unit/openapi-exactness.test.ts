@@ -1,0 +1,137 @@
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { codePointLength, documentedAs, positiveIntegerPattern } from '../../shared/books/documented-checks';
+import {
+  BookIdSchema,
+  BookInputSchema,
+  BookPatchSchema,
+  BookQuerySchema,
+  parseBookId,
+  parseBookInput,
+  parseBookQuery,
+} from '../../shared/books/schemas';
+import { buildOpenApiDocument, undocumentedChecks } from '../../shared/openapi/document';
+
+const doc = buildOpenApiDocument({ publicReads: false }) as unknown as {
+  components: { schemas: Record<string, { properties: Record<string, { pattern: string; maxLength: number }> }> };
+  paths: Record<
+    string,
+    Record<string, { parameters?: { name: string; schema: { pattern?: string; minLength?: number } }[] }>
+  >;
+};
+const bookInput = doc.components.schemas.BookInput?.properties ?? {};
+const queryParameter = (name: string) =>
+  doc.paths['/api/books']?.get?.parameters?.find((parameter) => parameter.name === name)?.schema ?? {};
+const idParameter = doc.paths['/api/books/{id}']?.get?.parameters?.find((parameter) => parameter.name === 'id')?.schema;
+/** JSON Schema patterns are unanchored and read with the `u` flag's code-point semantics. */
+const matches = (pattern: string | undefined, text: string) => new RegExp(pattern ?? '', 'u').test(text);
+const valid = { title: 'T', author: 'A', isbn: 'I', publicationYear: 2000 };
+
+describe('every valibot check has a JSON Schema counterpart', () => {
+  it('finds none missing in the schemas the document is made of', () => {
+    for (const schema of [BookInputSchema, BookPatchSchema, BookIdSchema, BookQuerySchema]) {
+      expect(undocumentedChecks(schema)).toEqual([]);
+    }
+  });
+
+  it('reports a check() and a bound after a transform that the converter would drop in silence', () => {
+    const loose = v.object({
+      name: v.pipe(
+        v.string(),
+        v.check((text) => text !== 'x'),
+      ),
+      size: v.exactOptional(v.pipe(v.string(), v.transform(Number), v.maxValue(10))),
+    });
+    expect(undocumentedChecks(loose)).toEqual(['$.name: check', '$.size: max_value']);
+  });
+
+  it('accepts a check once its counterpart is registered', () => {
+    const named = v.pipe(
+      v.string(),
+      documentedAs(
+        v.check((text: string) => text !== ''),
+        { minLength: 1 },
+      ),
+    );
+    expect(undocumentedChecks(named)).toEqual([]);
+  });
+});
+
+describe('the document says what the server accepts', () => {
+  it('counts lengths in code points, as JSON Schema does', () => {
+    const emoji = '📚'.repeat(500);
+    expect(codePointLength(emoji)).toBe(500);
+    expect(bookInput.title?.maxLength).toBe(500);
+    expect(parseBookInput({ ...valid, title: emoji }).title).toBe(emoji);
+    expect(() => parseBookInput({ ...valid, title: `${emoji}x` })).toThrow();
+  });
+
+  it.each(['', ' ', '\t\n', '\u00a0', '\u3000 ', '\ufeff', '\u2028'])(
+    'refuses the blank title %j, and the pattern refuses it too',
+    (blank) => {
+      expect(matches(bookInput.title?.pattern, blank)).toBe(false);
+      expect(() => parseBookInput({ ...valid, title: blank })).toThrow();
+    },
+  );
+
+  it.each(['x', ' x ', '\u001c', '\u0085', '\u200b'])('accepts %j, and the pattern accepts it too', (text) => {
+    expect(matches(bookInput.title?.pattern, text)).toBe(true);
+    expect(parseBookInput({ ...valid, title: text }).title).toBe(text);
+  });
+
+  it.each([
+    ['1', true],
+    ['1000', true],
+    ['999', true],
+    ['0', false],
+    ['1001', false],
+    ['9999', false],
+    ['01', false],
+  ])('limit=%s is valid: %s, in both', (limit, ok) => {
+    expect(matches(queryParameter('limit').pattern, limit)).toBe(ok);
+    if (ok) expect(parseBookQuery({ limit }).page?.limit).toBe(Number(limit));
+    else expect(() => parseBookQuery({ limit })).toThrow();
+  });
+
+  it.each([
+    ['9007199254740991', true],
+    ['1', true],
+    ['9007199254740992', false],
+    ['9999999999999999', false],
+    ['0', false],
+  ])('id %s is valid: %s, in both', (id, ok) => {
+    expect(matches(idParameter?.pattern, id)).toBe(ok);
+    if (ok) expect(parseBookId(id)).toBe(Number(id));
+    else expect(() => parseBookId(id)).toThrow();
+  });
+
+  it.each([
+    ['2020', true],
+    ['-9007199254740991', true],
+    ['+0042', true],
+    ['9007199254740992', false],
+    ['20x', false],
+  ])('year=%s is valid: %s, in both', (year, ok) => {
+    expect(matches(queryParameter('year').pattern, year)).toBe(ok);
+    if (ok) expect(parseBookQuery({ year }).filter.year).toBe(Number(year));
+    else expect(() => parseBookQuery({ year })).toThrow();
+  });
+
+  it.each([
+    ['42', true],
+    ['9007199254740991', true],
+    ['', false],
+    ['0', false],
+    ['042', false],
+    ['9007199254740992', false],
+  ])('cursor=%j is valid: %s, in both', (cursor, ok) => {
+    expect(matches(queryParameter('cursor').pattern, cursor)).toBe(ok);
+    if (ok) expect(parseBookQuery({ cursor }).page?.after).toBe(Number(cursor));
+    else expect(() => parseBookQuery({ cursor })).toThrow();
+  });
+
+  it('writes bounds up to 2^53-1 digit by digit', () => {
+    const pattern = new RegExp(`^${positiveIntegerPattern(1000)}$`);
+    for (let n = 0; n <= 3000; n++) expect(pattern.test(String(n))).toBe(n >= 1 && n <= 1000);
+  });
+});
