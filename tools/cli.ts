@@ -1,0 +1,79 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+/** A mistake in how a tool was called: reported with a `--help` hint and exit status 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandLine<O extends Options> {
+  /** How the tool is run, for the hint: `npm run users --`. */
+  command: string;
+  help: string;
+  options: O;
+  allowPositionals?: boolean;
+  args?: string[];
+}
+
+const HELP_OPTION = { help: { type: 'boolean', short: 'h', default: false } } as const;
+
+/**
+ * Parses the arguments with node:util's parseArgs, strict, with `-h`/`--help` on every tool.
+ * Prints the help and returns undefined when asked for it; turns parseArgs' own complaints
+ * (unknown option, missing value, stray positional) into UsageErrors.
+ */
+export const parseCommandLine = <O extends Options>(spec: CommandLine<O>) => {
+  const config = {
+    options: { ...spec.options, ...HELP_OPTION },
+    allowPositionals: spec.allowPositionals ?? false,
+    strict: true,
+    args: spec.args ?? process.argv.slice(2),
+  } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((error as Error).message, { cause: error });
+    throw error;
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(spec.help);
+    return undefined;
+  }
+  return parsed;
+};
+
+/** A whole number from `min` to `max` given as `--name`, else the fallback. */
+export const integerOption = (
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  { min = 1, max = Number.MAX_SAFE_INTEGER }: { min?: number; max?: number } = {},
+): number => {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(
+      max === Number.MAX_SAFE_INTEGER
+        ? `--${name} must be an integer of at least ${min}`
+        : `--${name} must be ${min}..${max}`,
+    );
+  }
+  return value;
+};
+
+/**
+ * Runs a tool's main function: a UsageError exits 2 with a hint to `--help`, any other failure
+ * exits 1 with its message (the stack only with DEBUG set, since most failures are the
+ * environment's: no Java, no table, no credentials).
+ */
+export const runTool = (command: string, main: () => Promise<void>, describe = (error: Error) => error.message) => {
+  main().catch((error: Error) => {
+    console.error(`error: ${describe(error)}`);
+    if (error instanceof UsageError) console.error(`Run \`${command} --help\` for usage.`);
+    else if (process.env.DEBUG && error.stack) console.error(error.stack);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  });
+};
