@@ -17,6 +17,8 @@ export const FUNCTION_MEMORY_MB = 512;
 export interface RouteFunctionProps {
   /** Handler file relative to the project root, exporting `handler`. */
   entry: string;
+  /** Files (relative to the project root) copied beside the bundle, for the handler to read. */
+  assets?: readonly string[];
   environment: Record<string, string>;
   /** Active X-Ray tracing. */
   tracing: boolean;
@@ -26,6 +28,14 @@ export interface RouteFunctionProps {
    */
   samLocal: boolean;
 }
+
+/** Bundling hooks that copy `assets` into the bundle's folder (local bundling runs them in a shell). */
+const copyBeside = (assets: readonly string[]): nodejs.ICommandHooks => ({
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir: string, outputDir: string) =>
+    assets.map((asset) => `cp "${path.join(inputDir, asset)}" "${outputDir}"`),
+});
 
 /**
  * A function with its own role: write access to its own log group only (rather than the AWS
@@ -61,7 +71,7 @@ export class RouteFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...(props.samLocal && { DYNAMODB_ENDPOINT: '', NONCE_SECRET: '', POWERTOOLS_METRICS_DISABLED: 'false' }),
       },
-      bundling: BUNDLING,
+      bundling: props.assets?.length ? { ...BUNDLING, commandHooks: copyBeside(props.assets) } : BUNDLING,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       logGroup,

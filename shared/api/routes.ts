@@ -5,6 +5,12 @@
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** Swagger UI's browser bundle and styles, served by the API itself (no CDN) at /api/docs/<file name>. */
+export const API_REFERENCE_ASSETS = [
+  'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
+  'node_modules/swagger-ui-dist/swagger-ui.css',
+] as const;
+
 export interface RouteDefinition {
   /** Logical name: the function's construct id and the log's route field. */
   readonly name: string;
@@ -17,6 +23,8 @@ export interface RouteDefinition {
   readonly protected: boolean;
   /** What the function does to the books table, for least-privilege grants. */
   readonly access: 'read' | 'write' | 'none';
+  /** Files (relative to the project root) the function reads at run time, shipped beside its bundle. */
+  readonly assets?: readonly string[];
 }
 
 export const ROUTES = [
@@ -75,6 +83,23 @@ export const ROUTES = [
     entry: 'functions/openapi/handler.ts',
     protected: false,
     access: 'none',
+  },
+  {
+    name: 'GetApiReference',
+    method: 'GET',
+    path: '/api/docs',
+    entry: 'functions/api-reference/handler.ts',
+    protected: false,
+    access: 'none',
+  },
+  {
+    name: 'GetApiReferenceAsset',
+    method: 'GET',
+    path: '/api/docs/{asset}',
+    entry: 'functions/api-reference/handler.ts',
+    protected: false,
+    access: 'none',
+    assets: API_REFERENCE_ASSETS,
   },
 ] as const satisfies readonly RouteDefinition[];
 

@@ -134,6 +134,27 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     tag: 'meta',
     responses: { '200': { description: 'The OpenAPI 3.1 document', content: jsonContent({ type: 'object' }) } },
   },
+  GetApiReference: {
+    summary: 'This document as an interactive reference (Swagger UI), in a browser',
+    tag: 'meta',
+    responses: {
+      '200': { description: 'The reference page', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  },
+  GetApiReferenceAsset: {
+    summary: 'A script or style sheet of the interactive reference',
+    tag: 'meta',
+    responses: {
+      '200': {
+        description: 'The file',
+        content: {
+          'text/javascript': { schema: { type: 'string' } },
+          'text/css': { schema: { type: 'string' } },
+        },
+      },
+      '404': { description: 'No such file (no body)' },
+    },
+  },
 };
 
 const pathParameters = (route: Route) =>

@@ -75,15 +75,18 @@ describe('BookLibraryStack', () => {
     expect(Object.keys(template.findResources('AWS::ApiGateway::Method'))).toHaveLength(ROUTES.length);
   });
 
-  it('serves the OpenAPI document without credentials and without any table access', () => {
+  it('serves the OpenAPI document and its browsable reference without credentials and without any table access', () => {
     const methods = Object.entries(template.findResources('AWS::ApiGateway::Method'));
     const open = methods.filter(([, m]) => m.Properties.AuthorizationType !== 'CUSTOM').map(([id]) => id);
-    expect(open).toHaveLength(1);
-    expect(open[0]).toContain('openapi');
-    const policy = JSON.stringify(
-      Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith('GetOpenApi'))?.[1],
-    );
-    expect(policy).not.toContain('dynamodb:');
+    expect(open).toHaveLength(3);
+    expect(open.filter((id) => id.includes('openapi'))).toHaveLength(1);
+    expect(open.filter((id) => id.includes('docs'))).toHaveLength(2);
+    for (const name of ['GetOpenApi', 'GetApiReference', 'GetApiReferenceAsset']) {
+      const policy = JSON.stringify(
+        Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith(`${name}Role`))?.[1],
+      );
+      expect(policy, name).not.toContain('dynamodb:');
+    }
   });
 
   it('keeps books in an on-demand table with point-in-time recovery and the two filter indexes', () => {
@@ -124,12 +127,12 @@ describe('BookLibraryStack', () => {
     expect(methods.filter((m) => m.Properties.AuthorizationType === 'CUSTOM')).toHaveLength(guardedRoutes.length);
   });
 
-  it('with publicReads, leaves only the GET routes open (two book reads and the OpenAPI document)', () => {
+  it('with publicReads, leaves only the GET routes open (two book reads, the OpenAPI document and its reference)', () => {
     const open = Object.values(prod.template.findResources('AWS::ApiGateway::Method'));
     const unguarded = open
       .filter((m) => m.Properties.AuthorizationType !== 'CUSTOM')
       .map((m) => m.Properties.HttpMethod);
-    expect(unguarded).toEqual(['GET', 'GET', 'GET']);
+    expect(unguarded).toEqual(['GET', 'GET', 'GET', 'GET', 'GET']);
   });
 
   it('turns a Deny into 401 with the challenge from the authorizer context', () => {
