@@ -213,18 +213,17 @@ const main = async () => {
 
     // Digest: the challenge writes nothing; the answer reads the user and spends the nonce once.
     const authorizer = await instance('Authorizer', meter.endpoint, 'meter-digest');
-    const path = '/bench/api/books';
+    const path = '/api/books'; // the local gateway's events carry no stage in the path
     const context = lambdaContext('Authorizer', 'bench-digest');
     const basic = all.find((s) => s.function === 'Authorizer') as (typeof all)[number];
     await invoke(authorizer, basic, 0); // a warm container: its nonce key is loaded
     meter.take();
-    const unauthenticated = authorizerEvent({ method: 'GET', resource: '/api/books', path: '/api/books' });
+    const unauthenticated = authorizerEvent({ method: 'GET', path: '/api/books' });
     const denied = (await authorizer(unauthenticated, context)) as { context: { challenge: string } };
     const challengeCalls = summarize(meter.take());
     const answered = (await authorizer(
       authorizerEvent({
         method: 'GET',
-        resource: '/api/books',
         path: '/api/books',
         headers: { Authorization: digestAuthorization(denied.context.challenge, path) },
       }),

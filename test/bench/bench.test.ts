@@ -115,9 +115,7 @@ describe('bench', () => {
     meter.take();
     const event = proxyEvent({
       method: 'GET',
-      resource: '/api/books/{id}',
       path: `/api/books/${book.id}`,
-      pathParameters: { id: String(book.id) },
     });
     const result = (await handler(event, lambdaContext('GetBook', 'r1'))) as { statusCode: number };
     expect(result.statusCode).toBe(200);
