@@ -103,6 +103,27 @@ const compiledLauncher = (classPath: string): string | undefined => {
   return cache;
 };
 
+let warnedAboutEveryInterface = false;
+
+/**
+ * How java runs DynamoDB Local: through the loopback launcher, compiled or in source-file mode; a
+ * runtime without Java's compiler module (some slimmed-down JREs) can do neither and gets the jar
+ * as it is, listening on every interface, with a warning rather than no database at all.
+ */
+const launcherArguments = (classPath: string): string[] => {
+  const compiled = compiledLauncher(classPath);
+  if (compiled) return ['-cp', [compiled, classPath].join(delimiter), 'LoopbackDynamoDbLocal'];
+  const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' }).stdout ?? '';
+  if (/^jdk\.compiler@/m.test(modules)) return ['-cp', classPath, LAUNCHER];
+  if (!warnedAboutEveryInterface) {
+    warnedAboutEveryInterface = true;
+    console.warn(
+      'warning: this Java runtime cannot compile the loopback launcher (no jdk.compiler module): DynamoDB Local listens on every interface. Install a full JDK or JRE 17+ to keep it on 127.0.0.1.',
+    );
+  }
+  return ['-cp', classPath, 'software.amazon.dynamodb.services.local.main.ServerRunner'];
+};
+
 /**
  * DynamoDB Local on 127.0.0.1 only (the jar itself binds every interface; see the launcher),
  * without its usage telemetry. sharedDb: one database whatever the client's credentials and region.
@@ -110,10 +131,7 @@ const compiledLauncher = (classPath: string): string | undefined => {
 const spawnLoopbackDynamoDbLocal = (port: number, path: string | null): ChildProcess => {
   const home = dynamoDbLocalHome();
   const classPath = [join(home, 'DynamoDBLocal.jar'), join(home, 'DynamoDBLocal_lib', '*')].join(delimiter);
-  const compiled = compiledLauncher(classPath);
-  const launcher = compiled
-    ? ['-cp', [compiled, classPath].join(delimiter), 'LoopbackDynamoDbLocal']
-    : ['-cp', classPath, LAUNCHER];
+  const launcher = launcherArguments(classPath);
   const storage = path === null ? ['-inMemory'] : ['-dbPath', path];
   return spawn(
     'java',
