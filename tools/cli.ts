@@ -55,11 +55,13 @@ export const integerOption = (
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(
-      max === Number.MAX_SAFE_INTEGER
-        ? `--${name} must be an integer of at least ${min}`
-        : `--${name} must be ${min}..${max}`,
-    );
+    const range =
+      max < Number.MAX_SAFE_INTEGER
+        ? `${min}..${max}`
+        : min === 1
+          ? 'a positive integer'
+          : `an integer of at least ${min}`;
+    throw new UsageError(`--${name} must be ${range}`);
   }
   return value;
 };

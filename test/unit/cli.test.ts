@@ -39,7 +39,7 @@ describe('the tools’ command line', () => {
     for (const text of ['0', '13', '1.5', '', ' ', 'x', '1e3']) {
       expect(() => integerOption('count', text, 7, { max: 12 })).toThrow(new UsageError('--count must be 1..12'));
     }
-    expect(() => integerOption('runs', '-1', 7)).toThrow('--runs must be an integer of at least 1');
+    expect(() => integerOption('runs', '-1', 7)).toThrow('--runs must be a positive integer');
     expect(() => integerOption('runs', '1e3', 7)).toThrow(UsageError);
   });
 });
