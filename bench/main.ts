@@ -1,13 +1,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { lambdaContext } from '../local/gateway';
 import { ensureTables } from '../local/tables';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
+import { integerOption, parseCommandLine, runTool, UsageError } from '../tools/cli';
 import {
   type BuiltFunction,
   buildAll,
@@ -53,19 +53,12 @@ Options:
 
 Needs Java 17+ (DynamoDB Local). A full run takes a few minutes, most of it seeding 100,000 books.`;
 
-class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-const positive = (name: string, text: string | undefined, fallback: number): number => {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer`);
-  return value;
-};
+const COMMAND = 'npm run bench --';
 
 const parse = () => {
-  const { values } = parseArgs({
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
     options: {
       quick: { type: 'boolean', default: false },
       runs: { type: 'string' },
@@ -73,19 +66,19 @@ const parse = () => {
       sizes: { type: 'string' },
       out: { type: 'string' },
       'no-docs': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const quick = values.quick as boolean;
+  if (!parsed) return undefined;
+  const { values } = parsed;
+  const quick = values.quick;
   const sizes = (values.sizes ?? (quick ? '200,1000' : '1000,10000,100000'))
     .split(',')
-    .map((s) => positive('sizes', s.trim(), 0));
+    .map((s) => integerOption('sizes', s.trim(), 0));
   if (sizes.some((s, i) => i > 0 && s <= (sizes[i - 1] as number))) throw new UsageError('--sizes must grow');
   return {
-    help: values.help as boolean,
     quick,
-    runs: positive('runs', values.runs, quick ? 3 : 51),
-    requests: positive('requests', values.requests, quick ? 50 : 500),
+    runs: integerOption('runs', values.runs, quick ? 3 : 51),
+    requests: integerOption('requests', values.requests, quick ? 50 : 500),
     sizes,
     out: values.out ?? (quick ? '.bench/quick-results.md' : 'bench/results.md'),
     docs: !values['no-docs'] && !quick,
@@ -105,10 +98,7 @@ const ALTERNATIVE_DECISIONS = {
 
 const main = async () => {
   const options = parse();
-  if (options.help) {
-    console.log(HELP);
-    return;
-  }
+  if (!options) return;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'; // Node 20 here; Lambda runs 22/24
   const outDir = mkdtempSync(join(tmpdir(), 'book-library-bench-'));
   const cleanup: (() => Promise<void>)[] = [async () => rmSync(outDir, { recursive: true, force: true })];
@@ -184,6 +174,8 @@ const main = async () => {
       AUTH_TABLE_NAME: names.auth,
       AUTH_REALM: BENCH_USER.realm,
       POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+      // EMF lines would flood the report; serialising a few counters is not what the latency measures.
+      POWERTOOLS_METRICS_DISABLED: 'true',
       AWS_REGION: 'local',
     });
     delete process.env.NONCE_SECRET; // the authorizer loads its key from the table, as deployed
@@ -221,18 +213,17 @@ const main = async () => {
 
     // Digest: the challenge writes nothing; the answer reads the user and spends the nonce once.
     const authorizer = await instance('Authorizer', meter.endpoint, 'meter-digest');
-    const path = '/bench/api/books';
+    const path = '/api/books'; // the local gateway's events carry no stage in the path
     const context = lambdaContext('Authorizer', 'bench-digest');
     const basic = all.find((s) => s.function === 'Authorizer') as (typeof all)[number];
     await invoke(authorizer, basic, 0); // a warm container: its nonce key is loaded
     meter.take();
-    const unauthenticated = authorizerEvent({ method: 'GET', resource: '/api/books', path: '/api/books' });
+    const unauthenticated = authorizerEvent({ method: 'GET', path: '/api/books' });
     const denied = (await authorizer(unauthenticated, context)) as { context: { challenge: string } };
     const challengeCalls = summarize(meter.take());
     const answered = (await authorizer(
       authorizerEvent({
         method: 'GET',
-        resource: '/api/books',
         path: '/api/books',
         headers: { Authorization: digestAuthorization(denied.context.challenge, path) },
       }),
@@ -304,7 +295,4 @@ const oneTimeCalls = (first: MeteredCall[], warm: MeteredCall[]): MeteredCall[] 
   return extra;
 };
 
-main().catch((error) => {
-  log(error instanceof UsageError ? `${error.message}\n\n${HELP}` : String(error?.stack ?? error));
-  process.exitCode = 1;
-});
+runTool(COMMAND, main);

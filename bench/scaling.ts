@@ -84,7 +84,7 @@ export const measureScaling = async (options: {
     seeded = size;
     for (const { label, query } of SCALING_QUERIES) {
       options.meter.take();
-      const event = proxyEvent({ method: 'GET', resource: '/api/books', path: '/api/books', query });
+      const event = proxyEvent({ method: 'GET', path: '/api/books', query });
       const result = (await options.list(event, lambdaContext('ListBooks', randomUUID()))) as {
         statusCode: number;
         body: string;

@@ -65,9 +65,7 @@ const createBooks = async (store: DynamoBookStore, tag: string, count: number): 
 
 const bookRequest = (method: string, id: number, body?: unknown): ApiRequest => ({
   method,
-  resource: '/api/books/{id}',
   path: `/api/books/${id}`,
-  pathParameters: { id: String(id) },
   ...(body !== undefined && { body }),
 });
 
@@ -115,8 +113,7 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       label: `GET /api/books?author= (${'20'} matches)`,
       expectedStatus: 200,
       prepare: ensurePool,
-      event: () =>
-        proxyEvent({ method: 'GET', resource: '/api/books', path: '/api/books', query: { author: 'bench match' } }),
+      event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { author: 'bench match' } }),
       raw: () =>
         client.send(
           new QueryCommand({
@@ -133,7 +130,7 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       label: 'GET /api/books?limit=20 (one page)',
       expectedStatus: 200,
       prepare: ensurePool,
-      event: () => proxyEvent({ method: 'GET', resource: '/api/books', path: '/api/books', query: { limit: '20' } }),
+      event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { limit: '20' } }),
       raw: () =>
         client.send(
           new QueryCommand({
@@ -151,8 +148,7 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       label: 'POST /api/books',
       expectedStatus: 201,
       prepare: async () => {},
-      event: (i) =>
-        proxyEvent({ method: 'POST', resource: '/api/books', path: '/api/books', body: bookInput('create', i) }),
+      event: (i) => proxyEvent({ method: 'POST', path: '/api/books', body: bookInput('create', i) }),
       raw: async (i) => {
         const { Attributes } = await client.send(
           new UpdateCommand({
@@ -260,7 +256,6 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       event: () =>
         authorizerEvent({
           method: 'GET',
-          resource: '/api/books',
           path: '/api/books',
           headers: {
             Authorization: `Basic ${Buffer.from(`${BENCH_USER.username}:${BENCH_USER.password}`).toString('base64')}`,

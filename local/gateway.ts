@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { FUNCTION_TIMEOUT_SECONDS } from '../shared/api/routes';
-import type { RouteMatch } from './route-matching';
+import { matchRoute, type RouteMatch } from './route-matching';
 
 /** What API Gateway itself answers, without calling a function. */
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -70,24 +70,35 @@ const groupQuery = (search: URLSearchParams) => {
   return { single: lastValues(groups), multi: Object.fromEntries(groups) };
 };
 
-function forwarded(request: IncomingMessage, sourceIp: string, shape: 'single'): Record<string, string>;
-function forwarded(request: IncomingMessage, sourceIp: string, shape: 'multi'): Record<string, string[]>;
-function forwarded(
-  request: IncomingMessage,
-  sourceIp: string,
-  shape: 'single' | 'multi',
-): Record<string, string | string[]> {
-  const values = {
-    'X-Forwarded-For': sourceIp,
-    'X-Forwarded-Port': String(request.socket.localPort ?? ''),
-    'X-Forwarded-Proto': 'http',
-  };
-  return shape === 'single' ? values : Object.fromEntries(Object.entries(values).map(([k, v]) => [k, [v]]));
+/**
+ * A request as the gateway receives it: what the local server reads off a socket, or what the bench
+ * and the tests describe by its parts.
+ */
+export interface GatewayRequest {
+  /** Header names and values in arrival order, as Node's `rawHeaders`. */
+  rawHeaders: string[];
+  httpVersion: string;
+  sourceIp: string;
+  localPort?: number;
 }
 
+const forwardedHeaders = (request: GatewayRequest): Record<string, string> => ({
+  'X-Forwarded-For': request.sourceIp,
+  'X-Forwarded-Port': String(request.localPort ?? ''),
+  'X-Forwarded-Proto': 'http',
+});
+
+/** A header as Node's parser keeps it for single-valued headers such as Host: the first one sent. */
+const firstHeader = (rawHeaders: string[], name: string): string | undefined => {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).toLowerCase() === name) return rawHeaders[i + 1];
+  }
+  return undefined;
+};
+
 /** The REST API proxy event API Gateway would send for this request (no stage in the local path). */
-export const toProxyEvent = (
-  request: IncomingMessage,
+export const proxyEventOf = (
+  request: GatewayRequest,
   url: URL,
   body: Buffer,
   match: RouteMatch,
@@ -95,14 +106,18 @@ export const toProxyEvent = (
   const { headers, multiValueHeaders } = groupHeaders(request.rawHeaders);
   const query = groupQuery(url.searchParams);
   const now = new Date();
-  const sourceIp = request.socket.remoteAddress ?? '127.0.0.1';
+  const sourceIp = request.sourceIp;
+  const forwarded = forwardedHeaders(request);
   const hasPathParameters = Object.keys(match.pathParameters).length > 0;
   return {
     resource: match.route.path,
     path: url.pathname,
     httpMethod: match.route.method,
-    headers: { ...headers, ...forwarded(request, sourceIp, 'single') },
-    multiValueHeaders: { ...multiValueHeaders, ...forwarded(request, sourceIp, 'multi') },
+    headers: { ...headers, ...forwarded },
+    multiValueHeaders: {
+      ...multiValueHeaders,
+      ...Object.fromEntries(Object.entries(forwarded).map(([name, value]) => [name, [value]])),
+    },
     queryStringParameters: query.single,
     multiValueQueryStringParameters: query.multi,
     pathParameters: hasPathParameters ? match.pathParameters : null,
@@ -129,10 +144,10 @@ export const toProxyEvent = (
         principalOrgId: null,
         sourceIp,
         user: null,
-        userAgent: request.headers['user-agent'] ?? null,
+        userAgent: firstHeader(request.rawHeaders, 'user-agent') ?? null,
         userArn: null,
       },
-      domainName: request.headers.host ?? '127.0.0.1',
+      domainName: firstHeader(request.rawHeaders, 'host') ?? '127.0.0.1',
       path: url.pathname,
       stage: 'local',
       requestId: randomUUID(),
@@ -142,6 +157,47 @@ export const toProxyEvent = (
       resourcePath: match.route.path,
     },
   };
+};
+
+/** The proxy event for a request arriving at the local server. */
+export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, match: RouteMatch) =>
+  proxyEventOf(
+    {
+      rawHeaders: request.rawHeaders,
+      httpVersion: request.httpVersion,
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      localPort: request.socket.localPort,
+    },
+    url,
+    body,
+    match,
+  );
+
+/** A request described by its parts rather than read off a socket (bench, tests). */
+export interface DescribedRequest {
+  method: string;
+  /** Path and query, as sent on the request line. */
+  target: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * The proxy event for a described request, sent from loopback over HTTP/1.1 to port 3000, routed by
+ * the route table as the local server routes; undefined when no route matches (the gateway
+ * answers 404 itself).
+ */
+export const proxyEventFor = (request: DescribedRequest): APIGatewayProxyEvent | undefined => {
+  const url = new URL(request.target, 'http://127.0.0.1');
+  const match = matchRoute(request.method, url.pathname);
+  if (!match) return undefined;
+  const headers = { host: '127.0.0.1', ...request.headers };
+  return proxyEventOf(
+    { rawHeaders: Object.entries(headers).flat(), httpVersion: '1.1', sourceIp: '127.0.0.1', localPort: 3000 },
+    url,
+    Buffer.from(request.body ?? '', 'utf8'),
+    match,
+  );
 };
 
 /** A Lambda context good enough for middy and Powertools: ids, names and the functions' own deadline. */

@@ -45,6 +45,11 @@ const listen = (server: Server, port: number) =>
     });
   });
 
+/**
+ * The local composition root: it sets the environment the handlers' own roots read (table names,
+ * realm, nonce key), starts or finds the database, and hands both to the local server, which loads
+ * the same handler modules the stack deploys.
+ */
 const main = async () => {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     console.log(HELP);

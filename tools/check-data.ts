@@ -1,7 +1,9 @@
-import { parseArgs } from 'node:util';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
 import { checkBooksTable } from '../shared/store/invariants';
+import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
+
+const COMMAND = 'npm run check:data --';
 
 const HELP = `Usage: npm run check:data -- [options]
 
@@ -23,23 +25,20 @@ Examples:
   npm run check:data -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
 `;
 
-class UsageError extends Error {}
-
 const main = async () => {
-  const { values } = parseArgs({
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
     options: {
       table: { type: 'string' },
       endpoint: { type: 'string' },
       aws: { type: 'boolean', default: false },
       region: { type: 'string' },
       json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
+  if (!parsed) return;
+  const { values } = parsed;
   const table = values.table ?? (values.aws ? undefined : (process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books));
   if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
   if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
@@ -62,8 +61,4 @@ const main = async () => {
   }
 };
 
-main().catch((error: Error) => {
-  console.error(`error: ${error.name === 'ResourceNotFoundException' ? 'no such table' : error.message}`);
-  if (error instanceof UsageError) console.error('Run `npm run check:data -- --help` for usage.');
-  process.exit(error instanceof UsageError ? 2 : 1);
-});
+runTool(COMMAND, main, (error) => (error.name === 'ResourceNotFoundException' ? 'no such table' : error.message));

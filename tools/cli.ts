@@ -1,29 +1,81 @@
-/** A mistake in how a tool was called: exit code 2 and a pointer to `--help`. */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+/** A mistake in how a tool was called: reported with a `--help` hint and exit status 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandLine<O extends Options> {
+  /** How the tool is run, for the hint: `npm run users --`. */
+  command: string;
+  help: string;
+  options: O;
+  allowPositionals?: boolean;
+  args?: string[];
+}
+
+const HELP_OPTION = { help: { type: 'boolean', short: 'h', default: false } } as const;
+
 /**
- * Runs a command-line tool's main function the same way for every tool: `--help` prints the help
- * text, a UsageError exits 2 with a hint, any other error exits 1 with its message (no stack trace).
+ * Parses the arguments with node:util's parseArgs, strict, with `-h`/`--help` on every tool.
+ * Prints the help and returns undefined when asked for it; turns parseArgs' own complaints
+ * (unknown option, missing value, stray positional) into UsageErrors.
  */
-export const runTool = (command: string, help: string, main: (args: string[]) => Promise<void>) => {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(help);
-    return;
+export const parseCommandLine = <O extends Options>(spec: CommandLine<O>) => {
+  const config = {
+    options: { ...spec.options, ...HELP_OPTION },
+    allowPositionals: spec.allowPositionals ?? false,
+    strict: true,
+    args: spec.args ?? process.argv.slice(2),
+  } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((error as Error).message, { cause: error });
+    throw error;
   }
-  main(args).catch((error: Error) => {
-    console.error(`error: ${error.message}`);
-    if (error instanceof UsageError) console.error(`Run \`${command} -- --help\` for usage.`);
-    process.exit(error instanceof UsageError ? 2 : 1);
-  });
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(spec.help);
+    return undefined;
+  }
+  return parsed;
 };
 
-/** A positive whole number from an option's text, or a UsageError naming the option. */
-export const positiveInteger = (name: string, text: string | undefined, fallback: number): number => {
+/** A whole number from `min` to `max` given as `--name`, else the fallback. */
+export const integerOption = (
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  { min = 1, max = Number.MAX_SAFE_INTEGER }: { min?: number; max?: number } = {},
+): number => {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer`);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+    const range =
+      max < Number.MAX_SAFE_INTEGER
+        ? `${min}..${max}`
+        : min === 1
+          ? 'a positive integer'
+          : `an integer of at least ${min}`;
+    throw new UsageError(`--${name} must be ${range}`);
+  }
   return value;
+};
+
+/**
+ * Runs a tool's main function: a UsageError exits 2 with a hint to `--help`, any other failure
+ * exits 1 with its message (the stack only with DEBUG set, since most failures are the
+ * environment's: no Java, no table, no credentials).
+ */
+export const runTool = (command: string, main: () => Promise<void>, describe = (error: Error) => error.message) => {
+  main().catch((error: Error) => {
+    console.error(`error: ${describe(error)}`);
+    if (error instanceof UsageError) console.error(`Run \`${command} --help\` for usage.`);
+    else if (process.env.DEBUG && error.stack) console.error(error.stack);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  });
 };

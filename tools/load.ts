@@ -3,12 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { freePort } from '../local/dynamodb-local';
 import { endpointFile } from '../local/endpoint-file';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
 import { checkBooksTable } from '../shared/store/invariants';
+import { integerOption, parseCommandLine, runTool, UsageError } from './cli';
+
+const COMMAND = 'npm run load --';
 
 const HELP = `Usage: npm run load -- [options]
 
@@ -23,22 +25,14 @@ afterwards; with --url it targets a server you started (loopback addresses only)
 Options:
   --url <url>            a running API's base URL, e.g. http://127.0.0.1:3000 (loopback only)
   --user <name:pass>     credentials for --url (default demo:demo)
-  --amount <n>           requests to send (default 6000, at most 100000)
+  --requests <n>         requests to send (default 6000, at most 100000)
   --connections <n>      concurrent connections (default 16)
   --time-limit <s>       give up after this many seconds (default 120, at most 600)
   --json                 print the summary as JSON
   -h, --help             this text
 `;
 
-class UsageError extends Error {}
-
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-const integer = (value: string | undefined, fallback: number, name: string, max: number) => {
-  const parsed = value === undefined ? fallback : Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new UsageError(`--${name} must be 1..${max}`);
-  return parsed;
-};
 
 interface Target {
   baseUrl: string;
@@ -102,25 +96,26 @@ const listIds = async (target: Target): Promise<Set<number>> => {
 };
 
 const main = async () => {
-  const { values } = parseArgs({
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
     options: {
       url: { type: 'string' },
       user: { type: 'string', default: 'demo:demo' },
-      amount: { type: 'string' },
+      requests: { type: 'string' },
       connections: { type: 'string' },
       'time-limit': { type: 'string' },
       json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  const amount = integer(values.amount, 6_000, 'amount', 100_000);
-  const connections = integer(values.connections, 16, 'connections', 256);
-  const timeLimit = integer(values['time-limit'], 120, 'time-limit', 600);
+  if (!parsed) return;
+  const { values } = parsed;
+  const amount = integerOption('requests', values.requests, 6_000, { max: 100_000 });
+  const connections = integerOption('connections', values.connections, 16, { max: 256 });
+  const timeLimit = integerOption('time-limit', values['time-limit'], 120, { max: 600 });
   if (values.url) {
+    if (!URL.canParse(values.url))
+      throw new UsageError(`--url must be a URL such as http://127.0.0.1:3000, not ${values.url}`);
     const host = new URL(values.url).hostname;
     if (!LOOPBACK.has(host))
       throw new UsageError(`--url must be a loopback address (127.0.0.1, localhost, [::1]), not ${host}`);
@@ -298,8 +293,4 @@ const main = async () => {
   }
 };
 
-main().catch((error: Error) => {
-  console.error(`error: ${error.message}`);
-  if (error instanceof UsageError) console.error('Run `npm run load -- --help` for usage.');
-  process.exit(error instanceof UsageError ? 2 : 1);
-});
+runTool(COMMAND, main);

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { type AuthScheme, apiClient } from './api-client';
-import { positiveInteger, runTool, UsageError } from './cli';
+import { integerOption, parseCommandLine, runTool, UsageError } from './cli';
 import { readPassword } from './prompt';
 import { SAMPLE_CATALOGUE } from './sample-catalogue';
 
@@ -39,9 +38,12 @@ const progress = (total: number) => {
   };
 };
 
-runTool('npm run seed', HELP, async (args) => {
-  const { values } = parseArgs({
-    args,
+const COMMAND = 'npm run seed --';
+
+runTool(COMMAND, async () => {
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
     options: {
       url: { type: 'string', default: 'http://127.0.0.1:3000' },
       user: { type: 'string' },
@@ -49,9 +51,11 @@ runTool('npm run seed', HELP, async (args) => {
       count: { type: 'string' },
     },
   });
+  if (!parsed) return;
+  const { values } = parsed;
   if (!URL.canParse(values.url)) throw new UsageError(`--url "${values.url}" is not a URL`);
   if (values.scheme !== 'basic' && values.scheme !== 'digest') throw new UsageError('--scheme is basic or digest');
-  const count = Math.min(positiveInteger('count', values.count, SAMPLE_CATALOGUE.length), SAMPLE_CATALOGUE.length);
+  const count = Math.min(integerOption('count', values.count, SAMPLE_CATALOGUE.length), SAMPLE_CATALOGUE.length);
   const username = values.user ?? 'demo';
   const password = values.user === undefined ? 'demo' : await readPassword();
 

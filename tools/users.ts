@@ -1,10 +1,12 @@
-import { parseArgs } from 'node:util';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { isValidUsername, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
+import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
 import { readPassword } from './prompt';
+
+const COMMAND = 'npm run users --';
 
 const HELP = `Usage: npm run users -- <command> [options]
 
@@ -27,7 +29,9 @@ Examples:
 `;
 
 const main = async () => {
-  const { values, positionals } = parseArgs({
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
     allowPositionals: true,
     options: {
       realm: { type: 'string' },
@@ -35,16 +39,16 @@ const main = async () => {
       table: { type: 'string' },
       region: { type: 'string' },
       endpoint: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const [command, name] = positionals;
-  if (values.help || !command) {
-    console.log(HELP);
-    return;
-  }
+  if (!parsed) return;
+  const { values, positionals } = parsed;
+  const [command, name, ...extra] = positionals;
+  if (!command) throw new UsageError('a command is needed: add, remove or list');
   if (!['add', 'remove', 'list'].includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (command !== 'list' && !name) throw new UsageError(`"${command}" needs a user name`);
+  if (extra.length > 0 || (command === 'list' && name))
+    throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
   if (name && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
   const realm = values.realm ?? process.env.AUTH_REALM ?? 'books';
@@ -80,10 +84,4 @@ const main = async () => {
   }
 };
 
-class UsageError extends Error {}
-
-main().catch((error: Error) => {
-  console.error(`error: ${error.message}`);
-  if (error instanceof UsageError) console.error('Run `npm run users -- --help` for usage.');
-  process.exit(error instanceof UsageError ? 2 : 1);
-});
+runTool(COMMAND, main);

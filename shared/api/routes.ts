@@ -1,8 +1,3 @@
-/**
- * The one route table, the API's contract in code: the CDK stack creates a function and an API
- * method per entry, the local server loads the same handler files and matches requests against the
- * same paths, and the OpenAPI document and the access log are keyed by the same route names.
- */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Swagger UI's browser bundle and styles, served by the API itself (no CDN) at /api/docs/<file name>. */
@@ -27,6 +22,11 @@ export interface RouteDefinition {
   readonly assets?: readonly string[];
 }
 
+/**
+ * The one route table, the API's contract in code: the CDK stack creates a function and an API
+ * method per entry, the local server loads the same handler files and matches requests against the
+ * same paths, and the OpenAPI document and the access log are keyed by the same route names.
+ */
 export const ROUTES = [
   {
     name: 'ListBooks',

@@ -8,7 +8,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
  * the execution role's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), so
  * the chain's other links never run there. Bundled, though, they weigh about 90 KB (SSO, STS and
  * sign-in clients, INI files, IMDS): a quarter of every function and a share of every cold start.
- * `npm run bench` measures the difference; test/integration/bundles.test.ts runs the built bundles.
+ * `npm run bench` measures the difference; test/infra/bundling.test.ts runs the built bundles.
  */
 export const defaultProvider: typeof import('@aws-sdk/credential-provider-node').defaultProvider = (init) =>
   fromEnv(init);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendRequest } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;
@@ -17,16 +18,8 @@ const newBook = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const init: RequestInit = { method, headers: { authorization: BASIC_DEMO, ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
-  }
-  const response = await fetch(`${api.baseUrl}${path}`, init);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
-};
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  sendRequest(api.baseUrl, method, path, body, { authorization: BASIC_DEMO, ...headers });
 
 const create = async (extra: Record<string, unknown> = {}) => {
   const response = await call('POST', '/api/books', newBook(extra));

@@ -12,6 +12,7 @@ describe('authorizer when DynamoDB is down', () => {
       AUTH_TABLE_NAME: 'auth',
       NONCE_SECRET: 'secret',
       POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+      POWERTOOLS_METRICS_DISABLED: 'true', // EMF lines are not governed by the log level
     });
     ({ handler } = await import('../../functions/authorizer/handler'));
   });

@@ -31,6 +31,7 @@ beforeAll(async () => {
     DYNAMODB_ENDPOINT: tables.endpoint,
     BOOKS_TABLE_NAME: tables.names.books,
     POWERTOOLS_LOG_LEVEL: 'WARN',
+    POWERTOOLS_METRICS_DISABLED: 'true', // EMF lines are not governed by the log level
   });
   const modules = {
     list: import('../../functions/books/list'),

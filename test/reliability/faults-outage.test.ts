@@ -48,6 +48,7 @@ beforeAll(async () => {
     AUTH_REALM: 'books',
     NONCE_SECRET: 'outage-secret',
     POWERTOOLS_LOG_LEVEL: 'WARN',
+    POWERTOOLS_METRICS_DISABLED: 'true', // EMF lines are not governed by the log level
   });
   await ensureTables(createDynamoClient(database.endpoint), names);
   await new DynamoUserStore(createDocumentClient(database.endpoint), names.auth).put(

@@ -20,7 +20,11 @@ afterAll(() => logs.restore());
 beforeEach(() => {
   vi.resetModules();
   logs.clear();
-  Object.assign(process.env, { BOOKS_TABLE_NAME: 'books', POWERTOOLS_LOG_LEVEL: 'WARN' });
+  Object.assign(process.env, {
+    BOOKS_TABLE_NAME: 'books',
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  });
 });
 
 const container = async (endpoint: string) => {

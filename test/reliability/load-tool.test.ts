@@ -14,7 +14,7 @@ const load = (args: string[]) =>
 
 describe('npm run load', () => {
   it('runs a short mixed load against npm start: zero 5xx, zero lost writes, clean invariants', async () => {
-    const { code, stdout, stderr } = await load(['--amount', '400', '--connections', '8', '--time-limit', '90']);
+    const { code, stdout, stderr } = await load(['--requests', '400', '--connections', '8', '--time-limit', '90']);
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     expect(stdout).toMatch(/requests {6}400 in [\d.]+ s, \d+ req\/s/);
     expect(stdout).toMatch(/latency \(ms\) {2}p50 \d+, p90 \d+, p99 \d+/);

@@ -30,22 +30,34 @@ export const digestAuthorization = (challenge: string, method: string, uri: stri
 const basic = (user = DEMO) => `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`;
 
 /**
+ * One request to the API, the body sent as JSON unless it is already a string (with a JSON
+ * content type unless the headers name another), the answer read whole and parsed when not empty.
+ */
+export const sendRequest = async (
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> => {
+  const sent = new Headers(headers);
+  const init: RequestInit = { method, headers: sent };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    if (!sent.has('content-type')) sent.set('content-type', 'application/json');
+  }
+  const response = await fetch(`${baseUrl}${path}`, init);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
+};
+
+/**
  * A JSON client of the local API that authenticates every call: Basic up front, or Digest by
  * answering the 401 challenge (two round trips, as real Digest clients do).
  */
 export const apiClient = (baseUrl: string) => {
-  const send = async (method: string, path: string, body: unknown, authorization: string | undefined) => {
-    const headers: Record<string, string> = {};
-    if (authorization) headers.authorization = authorization;
-    const init: RequestInit = { method, headers };
-    if (body !== undefined) {
-      init.body = typeof body === 'string' ? body : JSON.stringify(body);
-      headers['content-type'] = 'application/json';
-    }
-    const response = await fetch(`${baseUrl}${path}`, init);
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
-  };
+  const send = (method: string, path: string, body: unknown, authorization: string | undefined) =>
+    sendRequest(baseUrl, method, path, body, authorization ? { authorization } : {});
 
   return {
     call: async (method: string, path: string, body?: unknown, scheme: Scheme = 'basic'): Promise<ApiResponse> => {

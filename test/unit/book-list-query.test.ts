@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { BookService } from '../../shared/books/book-service';
 import { decodeCursor, encodeCursor } from '../../shared/books/cursor';
-import { ValidationError } from '../../shared/books/errors';
 import { parseBookQuery } from '../../shared/books/schemas';
 import { buildOpenApiDocument, type Operation } from '../../shared/openapi/document';
 import { MemoryBookStore } from '../support/memory-book-store';
-
-const errorsOf = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return error.errors;
-    throw error;
-  }
-  throw new Error('expected a ValidationError');
-};
+import { errorsOf } from '../support/validation';
 
 describe('parseBookQuery', () => {
   // Strict equality throughout: a parameter the client did not send leaves no key behind, not even `undefined`.

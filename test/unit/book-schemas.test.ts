@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../shared/books/errors';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
 import { parseBookId, parseBookInput, parseBookPatch, parseBookQuery } from '../../shared/books/schemas';
+import { errorsOf } from '../support/validation';
 
 const parseBookFilter = (query: Record<string, string> | null) => parseBookQuery(query).filter;
 
 const valid = { title: 'Dune', author: 'Frank Herbert', isbn: '978-0441013593', publicationYear: 1965 };
-
-const errorsOf = (parse: () => unknown) => {
-  try {
-    parse();
-  } catch (error) {
-    if (error instanceof ValidationError) return error.errors;
-    throw error;
-  }
-  throw new Error('expected a ValidationError');
-};
 
 describe('book input (POST and PUT bodies)', () => {
   it('accepts a complete book and drops fields the service owns', () => {

@@ -1,0 +1,30 @@
+import java.lang.reflect.Field;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import software.amazon.dynamodb.services.local.main.ServerRunner;
+import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
+
+/**
+ * Starts DynamoDB Local listening on 127.0.0.1 only. DynamoDB Local has no option for the address
+ * and binds every interface; its server is built from the usual command-line arguments here, and
+ * its Jetty connector is pointed at the loopback address before it starts. Run in Java's
+ * source-file mode (java LoopbackDynamoDbLocal.java ...) with DynamoDB Local on the class path.
+ */
+public class LoopbackDynamoDbLocal {
+  public static void main(String[] args) throws Exception {
+    DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
+    int bound = 0;
+    for (Field field : DynamoDBProxyServer.class.getDeclaredFields()) {
+      if (!Server.class.isAssignableFrom(field.getType())) continue;
+      field.setAccessible(true);
+      for (Connector connector : ((Server) field.get(proxy)).getConnectors()) {
+        ((ServerConnector) connector).setHost("127.0.0.1");
+        bound++;
+      }
+    }
+    // Fail rather than silently listen on every interface if a new DynamoDB Local is built differently.
+    if (bound == 0) throw new IllegalStateException("DynamoDB Local's HTTP connector was not found");
+    proxy.start();
+  }
+}
