@@ -76,6 +76,7 @@ export class BookLibraryStack extends Stack {
         environment: this.routeEnvironment(route, props.publicReads),
         tracing,
         samLocal,
+        ...('files' in route && { files: route.files }),
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
@@ -121,7 +122,7 @@ export class BookLibraryStack extends Stack {
         method,
         'AwsSolutions-APIG4',
         route.access === 'none'
-          ? 'Public on purpose: the OpenAPI description carries no data and clients need it before they have credentials.'
+          ? 'Public on purpose: the OpenAPI description and the reference page built from it carry no data, and clients need them before they have credentials.'
           : 'Public on purpose: the publicReads deployment option opens the two read routes; writes stay guarded.',
       );
     }

@@ -25,7 +25,19 @@ export interface RouteFunctionProps {
    * set variables the template declares. For `sam local` templates only.
    */
   samLocal: boolean;
+  /** Files the handler reads at run time, relative to the project root, copied beside the bundle. */
+  files?: readonly string[];
 }
+
+/** esbuild bundles code only; files a handler reads at run time are copied into the asset after it. */
+const withFiles = (files: readonly string[]): nodejs.BundlingOptions => ({
+  ...BUNDLING,
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) => files.map((file) => `cp "${path.join(inputDir, file)}" "${outputDir}/"`),
+  },
+});
 
 /**
  * A function with its own role: write access to its own log group only (rather than the AWS
@@ -61,7 +73,7 @@ export class RouteFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...(props.samLocal && { DYNAMODB_ENDPOINT: '', NONCE_SECRET: '', POWERTOOLS_METRICS_DISABLED: 'false' }),
       },
-      bundling: BUNDLING,
+      bundling: props.files ? withFiles(props.files) : BUNDLING,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       logGroup,

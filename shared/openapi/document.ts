@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
+import { type DocumentedRoute, isDocumented, ROUTES, requiresAuth } from '../api/routes';
 import { MAX_BOOK_ID } from '../books/limits';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
@@ -75,8 +75,8 @@ const UPDATE_RESPONSES = {
 };
 
 /** Per route name: what the handler answers besides the statuses every route shares. */
-/** Keyed by the route table's names: a route without an operation does not compile. */
-export const OPERATIONS: Record<RouteName, OperationSpec> = {
+/** Keyed by the route table's names: a documented route without an operation does not compile. */
+export const OPERATIONS: Record<DocumentedRoute['name'], OperationSpec> = {
   ListBooks: {
     summary: 'List books, optionally filtered (filters combine with AND), in ascending id order',
     query: true,
@@ -136,7 +136,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
 };
 
-const pathParameters = (route: Route) =>
+const pathParameters = (route: DocumentedRoute) =>
   [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -158,7 +158,7 @@ const queryParameters = () => {
   }));
 };
 
-const operation = (route: Route, publicReads: boolean): Operation => {
+const operation = (route: DocumentedRoute, publicReads: boolean): Operation => {
   const spec = OPERATIONS[route.name];
   const guarded = requiresAuth(route, publicReads);
   const parameters = [...pathParameters(route), ...(spec.query ? queryParameters() : [])];
@@ -263,7 +263,7 @@ const components = () => {
 /** The document for a deployment: `publicReads` decides which operations carry security requirements. */
 export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?: string }): OpenApiDocument => {
   const paths: OpenApiDocument['paths'] = {};
-  for (const route of ROUTES) {
+  for (const route of ROUTES.filter(isDocumented)) {
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()] = operation(
       route,
