@@ -1,31 +1,10 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_BOOKS } from '../../tools/seed-catalogue';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
+import { runTool } from '../support/tool-process';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm run seed -- <args>` as a user runs it, in its own process, stdin piped (not a terminal). */
-const seed = (args: string[], stdin = ''): Promise<Run> =>
-  new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/seed.ts', ...args], {
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+/** `npm run seed -- <args>` as a user runs it. */
+const seed = (args: string[], stdin = '') => runTool('seed', args, stdin);
 
 describe('npm run seed', () => {
   let api: Awaited<ReturnType<typeof startLocalApi>>;
