@@ -96,7 +96,7 @@ const aliases = (args: NonNullable<BundlingOptions['esbuildArgs']>): Record<stri
 };
 
 /**
- * The floor's recipe as issue 5 defines it: the stack's options (ESM, module main fields, minified,
+ * The floor's recipe: the stack's options (ESM, module main fields, minified,
  * createRequire banner) without the project's own swaps (`esbuildArgs` aliases), so what a swap
  * saves shows as a ratio below the floor's rather than moving the floor.
  */

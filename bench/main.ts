@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
@@ -39,15 +39,16 @@ const HELP = `npm run bench [-- options]
 Builds the floor bundle and every function exactly as the stack bundles them, then measures bundle
 size, fresh-process import time, warm latency against DynamoDB Local next to the raw SDK calls,
 DynamoDB round trips and consumed capacity, and list capacity at growing table sizes. Writes the
-tables to bench/results.md and into the README's Benchmarks section.
+tables to bench/results.md and into docs/benchmarks.md. A --quick run writes them to
+.bench/quick-results.md only (git-ignored): nothing git tracks changes.
 
 Options:
   --quick          smoke run: 3 import rounds, 50 requests, tables of 200 and 1,000 books
   --runs N         import-time rounds (default 51; at least 9 for a real run)
   --requests N     warm requests per route (default 500)
   --sizes a,b,c    table sizes for the capacity scaling (default 1000,10000,100000)
-  --out FILE       where to write the tables (default bench/results.md)
-  --no-readme      leave README.md alone
+  --out FILE       where to write the tables (default bench/results.md; .bench/quick-results.md with --quick)
+  --no-docs        leave docs/benchmarks.md alone (always with --quick)
   -h, --help       this text
 
 Needs Java 17+ (DynamoDB Local). A full run takes a few minutes, most of it seeding 100,000 books.`;
@@ -70,8 +71,8 @@ const parse = () => {
       runs: { type: 'string' },
       requests: { type: 'string' },
       sizes: { type: 'string' },
-      out: { type: 'string', default: 'bench/results.md' },
-      'no-readme': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      'no-docs': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -86,8 +87,8 @@ const parse = () => {
     runs: positive('runs', values.runs, quick ? 3 : 51),
     requests: positive('requests', values.requests, quick ? 50 : 500),
     sizes,
-    out: values.out as string,
-    readme: !values['no-readme'],
+    out: values.out ?? (quick ? '.bench/quick-results.md' : 'bench/results.md'),
+    docs: !values['no-docs'] && !quick,
   };
 };
 
@@ -277,10 +278,12 @@ const main = async () => {
       stackMemoryMb: FUNCTION_MEMORY_MB,
     };
     const report = `${renderReport(results)}\n\n## Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
-    writeFileSync(resolve(PROJECT_ROOT, options.out), `# Benchmark results\n\n${report}`);
-    if (options.readme) {
-      const readmePath = join(PROJECT_ROOT, 'README.md');
-      writeFileSync(readmePath, withBenchBlock(readFileSync(readmePath, 'utf8'), report));
+    const outFile = resolve(PROJECT_ROOT, options.out);
+    mkdirSync(dirname(outFile), { recursive: true });
+    writeFileSync(outFile, `# Benchmark results\n\n${report}`);
+    if (options.docs) {
+      const docsPath = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
+      writeFileSync(docsPath, withBenchBlock(readFileSync(docsPath, 'utf8'), report));
     }
     console.log(report);
     const over = overGoal(results);

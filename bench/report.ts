@@ -12,7 +12,7 @@ import type { CallSummary } from './dynamodb-meter';
 import type { LatencyResult } from './latency';
 import type { ScalingRow } from './scaling';
 
-/** The goal of the performance issue: every function within this factor of the floor. */
+/** The performance goal: every function within this factor of the floor. */
 export const GOAL_RATIO = 1.15;
 
 export interface SizeRow {
@@ -97,7 +97,7 @@ const sizeSection = (r: BenchResults) => {
   return [
     '### Bundle size and import time, against the floor',
     '',
-    `Floor: one DocumentClient \`GetCommand\` handler (\`bench/floor.ts\`), built as issue 5 defines it: the stack's own \`BUNDLING\` (ESM, \`module,main\` main fields, minified, createRequire banner) without the project's alias that swaps the SDK's default credential chain for its environment link (\`FLOOR_BUNDLING\`), so that swap's saving shows in the functions' ratios. Import: median of ${r.importRuns} interleaved fresh \`node\` processes, \`await import()\` of the bundle including module init. CPU time is the goal's measure; wall time, beside it, adds waiting for a core on this shared machine. Ratios are medians of per-round ratios to the floor (paired, so load drifting between rounds cancels).`,
+    `Floor: one DocumentClient \`GetCommand\` handler (\`bench/floor.ts\`), built by its recipe: the stack's own \`BUNDLING\` (ESM, \`module,main\` main fields, minified, createRequire banner) without the project's alias that swaps the SDK's default credential chain for its environment link (\`FLOOR_BUNDLING\`), so that swap's saving shows in the functions' ratios. Import: median of ${r.importRuns} interleaved fresh \`node\` processes, \`await import()\` of the bundle including module init. CPU time is the goal's measure; wall time, beside it, adds waiting for a core on this shared machine. Ratios are medians of per-round ratios to the floor (paired, so load drifting between rounds cancels).`,
     '',
     table(
       [
@@ -280,13 +280,13 @@ export const renderReport = (r: BenchResults): string =>
     '',
   ].join('\n');
 
-export const README_START = '<!-- bench:start -->';
-export const README_END = '<!-- bench:end -->';
+export const BLOCK_START = '<!-- bench:start -->';
+export const BLOCK_END = '<!-- bench:end -->';
 
-/** The README with its generated benchmark block replaced; unchanged when the markers are missing. */
+/** docs/benchmarks.md with its generated block replaced; unchanged when the markers are missing. */
 export const withBenchBlock = (readme: string, report: string): string => {
-  const start = readme.indexOf(README_START);
-  const end = readme.indexOf(README_END);
+  const start = readme.indexOf(BLOCK_START);
+  const end = readme.indexOf(BLOCK_END);
   if (start < 0 || end < start) return readme;
-  return `${readme.slice(0, start + README_START.length)}\n${report}\n${readme.slice(end)}`;
+  return `${readme.slice(0, start + BLOCK_START.length)}\n${report}\n${readme.slice(end)}`;
 };

@@ -73,10 +73,10 @@ export class BookLibraryStack extends Stack {
     for (const route of ROUTES) {
       const fn = new RouteFunction(this, route.name, {
         entry: route.entry,
+        ...('assets' in route && { assets: route.assets }),
         environment: this.routeEnvironment(route, props.publicReads),
         tracing,
         samLocal,
-        ...('files' in route && { files: route.files }),
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
@@ -122,7 +122,7 @@ export class BookLibraryStack extends Stack {
         method,
         'AwsSolutions-APIG4',
         route.access === 'none'
-          ? 'Public on purpose: the OpenAPI description and the reference page built from it carry no data, and clients need them before they have credentials.'
+          ? 'Public on purpose: the OpenAPI description and its browsable reference carry no data, and clients need them before they have credentials.'
           : 'Public on purpose: the publicReads deployment option opens the two read routes; writes stay guarded.',
       );
     }

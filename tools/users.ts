@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { isValidUsername, userRecord } from '../shared/auth/users';
@@ -34,21 +33,45 @@ const readPassword = async (): Promise<string> => {
       .toString('utf8')
       .replace(/\r?\n$/, '');
   }
-  // Prompt without echoing what is typed.
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
-  const write = (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput;
-  let prompted = false;
-  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (text: string) => {
-    if (!prompted) {
-      write.call(rl, text);
-      prompted = true;
-    }
-  };
-  const password = await new Promise<string>((done) => rl.question('Password: ', done));
-  rl.close();
-  process.stdout.write('\n');
-  return password;
+  return promptHidden('Password: ');
 };
+
+/**
+ * Reads a line from the terminal in raw mode without echoing it: the public TTY API, rather than
+ * readline with its output muted through private methods. Backspace deletes, Ctrl-C cancels.
+ */
+const promptHidden = (prompt: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const input = process.stdin;
+    let typed: string[] = [];
+    const finish = () => {
+      input.off('data', onData);
+      input.setRawMode(false);
+      input.pause();
+      process.stdout.write('\n');
+    };
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') {
+          finish();
+          resolve(typed.join(''));
+          return;
+        }
+        if (char === '\u0003') {
+          finish();
+          reject(new UsageError('cancelled'));
+          return;
+        }
+        if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
+        else typed.push(char);
+      }
+    };
+    process.stdout.write(prompt);
+    input.setRawMode(true);
+    input.setEncoding('utf8');
+    input.on('data', onData);
+    input.resume();
+  });
 
 const main = async () => {
   const { values, positionals } = parseArgs({
@@ -75,7 +98,7 @@ const main = async () => {
   const table = values.table ?? process.env.AUTH_TABLE_NAME ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
   if (!table) throw new UsageError('--aws needs --table (the stack output AuthTableName)');
 
-  const database = await openDatabase(values);
+  const database = await openDatabase({ ...values, log: console.error });
   try {
     if (database.endpoint) {
       // Locally the tables may not exist yet (npm start never ran): create them as npm start would.

@@ -17,6 +17,8 @@ export const FUNCTION_MEMORY_MB = 512;
 export interface RouteFunctionProps {
   /** Handler file relative to the project root, exporting `handler`. */
   entry: string;
+  /** Files (relative to the project root) copied beside the bundle, for the handler to read. */
+  assets?: readonly string[];
   environment: Record<string, string>;
   /** Active X-Ray tracing. */
   tracing: boolean;
@@ -25,18 +27,14 @@ export interface RouteFunctionProps {
    * set variables the template declares. For `sam local` templates only.
    */
   samLocal: boolean;
-  /** Files the handler reads at run time, relative to the project root, copied beside the bundle. */
-  files?: readonly string[];
 }
 
-/** esbuild bundles code only; files a handler reads at run time are copied into the asset after it. */
-const withFiles = (files: readonly string[]): nodejs.BundlingOptions => ({
-  ...BUNDLING,
-  commandHooks: {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir, outputDir) => files.map((file) => `cp "${path.join(inputDir, file)}" "${outputDir}/"`),
-  },
+/** Bundling hooks that copy `assets` into the bundle's folder (local bundling runs them in a shell). */
+const copyBeside = (assets: readonly string[]): nodejs.ICommandHooks => ({
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir: string, outputDir: string) =>
+    assets.map((asset) => `cp "${path.join(inputDir, asset)}" "${outputDir}"`),
 });
 
 /**
@@ -73,7 +71,7 @@ export class RouteFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...(props.samLocal && { DYNAMODB_ENDPOINT: '', NONCE_SECRET: '', POWERTOOLS_METRICS_DISABLED: 'false' }),
       },
-      bundling: props.files ? withFiles(props.files) : BUNDLING,
+      bundling: props.assets?.length ? { ...BUNDLING, commandHooks: copyBeside(props.assets) } : BUNDLING,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       logGroup,

@@ -5,6 +5,12 @@
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** Swagger UI's browser bundle and styles, served by the API itself (no CDN) at /api/docs/<file name>. */
+export const API_REFERENCE_ASSETS = [
+  'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
+  'node_modules/swagger-ui-dist/swagger-ui.css',
+] as const;
+
 export interface RouteDefinition {
   /** Logical name: the function's construct id and the log's route field. */
   readonly name: string;
@@ -17,21 +23,9 @@ export interface RouteDefinition {
   readonly protected: boolean;
   /** What the function does to the books table, for least-privilege grants. */
   readonly access: 'read' | 'write' | 'none';
-  /**
-   * Files the handler reads at run time, relative to the project root: the stack copies each one
-   * beside the function's bundle, unbundled code reads them where they lie.
-   */
-  readonly files?: readonly string[];
-  /** Left out of the OpenAPI document: a page for people, not an operation for API clients. */
-  readonly documented?: false;
+  /** Files (relative to the project root) the function reads at run time, shipped beside its bundle. */
+  readonly assets?: readonly string[];
 }
-
-/** What the API reference page serves besides its HTML: Swagger UI's browser bundle and styles, and its start script. */
-export const API_DOCS_FILES = [
-  'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
-  'node_modules/swagger-ui-dist/swagger-ui.css',
-  'functions/docs/api-docs.js',
-] as const;
 
 export const ROUTES = [
   {
@@ -91,14 +85,21 @@ export const ROUTES = [
     access: 'none',
   },
   {
-    name: 'GetApiDocs',
+    name: 'GetApiReference',
     method: 'GET',
     path: '/api/docs',
-    entry: 'functions/docs/handler.ts',
+    entry: 'functions/api-reference/handler.ts',
     protected: false,
     access: 'none',
-    files: API_DOCS_FILES,
-    documented: false,
+  },
+  {
+    name: 'GetApiReferenceAsset',
+    method: 'GET',
+    path: '/api/docs/{asset}',
+    entry: 'functions/api-reference/handler.ts',
+    protected: false,
+    access: 'none',
+    assets: API_REFERENCE_ASSETS,
   },
 ] as const satisfies readonly RouteDefinition[];
 
@@ -106,11 +107,6 @@ export type Route = (typeof ROUTES)[number];
 
 /** Every route's name; maps keyed by it (OpenAPI operations, log fields) must cover each one. */
 export type RouteName = Route['name'];
-
-/** The routes the OpenAPI document describes, every one but the pages for people. */
-export type DocumentedRoute = Exclude<Route, { documented: false }>;
-
-export const isDocumented = (route: Route): route is DocumentedRoute => !('documented' in route);
 
 /** Whether a route needs credentials, given the deployment's `publicReads` option. */
 export const requiresAuth = (route: RouteDefinition, publicReads: boolean): boolean =>

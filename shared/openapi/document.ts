@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { type DocumentedRoute, isDocumented, ROUTES, requiresAuth } from '../api/routes';
+import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
 import { MAX_BOOK_ID } from '../books/limits';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
@@ -75,8 +75,8 @@ const UPDATE_RESPONSES = {
 };
 
 /** Per route name: what the handler answers besides the statuses every route shares. */
-/** Keyed by the route table's names: a documented route without an operation does not compile. */
-export const OPERATIONS: Record<DocumentedRoute['name'], OperationSpec> = {
+/** Keyed by the route table's names: a route without an operation does not compile. */
+export const OPERATIONS: Record<RouteName, OperationSpec> = {
   ListBooks: {
     summary: 'List books, optionally filtered (filters combine with AND), in ascending id order',
     query: true,
@@ -134,9 +134,30 @@ export const OPERATIONS: Record<DocumentedRoute['name'], OperationSpec> = {
     tag: 'meta',
     responses: { '200': { description: 'The OpenAPI 3.1 document', content: jsonContent({ type: 'object' }) } },
   },
+  GetApiReference: {
+    summary: 'This document as an interactive reference (Swagger UI), in a browser',
+    tag: 'meta',
+    responses: {
+      '200': { description: 'The reference page', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  },
+  GetApiReferenceAsset: {
+    summary: 'A script or style sheet of the interactive reference',
+    tag: 'meta',
+    responses: {
+      '200': {
+        description: 'The file',
+        content: {
+          'text/javascript': { schema: { type: 'string' } },
+          'text/css': { schema: { type: 'string' } },
+        },
+      },
+      '404': { description: 'No such file (no body)' },
+    },
+  },
 };
 
-const pathParameters = (route: DocumentedRoute) =>
+const pathParameters = (route: Route) =>
   [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -158,7 +179,7 @@ const queryParameters = () => {
   }));
 };
 
-const operation = (route: DocumentedRoute, publicReads: boolean): Operation => {
+const operation = (route: Route, publicReads: boolean): Operation => {
   const spec = OPERATIONS[route.name];
   const guarded = requiresAuth(route, publicReads);
   const parameters = [...pathParameters(route), ...(spec.query ? queryParameters() : [])];
@@ -263,7 +284,7 @@ const components = () => {
 /** The document for a deployment: `publicReads` decides which operations carry security requirements. */
 export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?: string }): OpenApiDocument => {
   const paths: OpenApiDocument['paths'] = {};
-  for (const route of ROUTES.filter(isDocumented)) {
+  for (const route of ROUTES) {
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()] = operation(
       route,

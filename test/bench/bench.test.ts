@@ -16,14 +16,7 @@ import { type DynamoMeter, startDynamoMeter, summarize } from '../../bench/dynam
 import { proxyEvent } from '../../bench/events';
 import { measureImportTimes, median, pairedRatio } from '../../bench/import-time';
 import { loadBundle } from '../../bench/latency';
-import {
-  type BenchResults,
-  overGoal,
-  README_END,
-  README_START,
-  renderReport,
-  withBenchBlock,
-} from '../../bench/report';
+import { type BenchResults, BLOCK_END, BLOCK_START, overGoal, renderReport, withBenchBlock } from '../../bench/report';
 import { measureScaling, SCALING_QUERIES } from '../../bench/scaling';
 import { BUNDLING } from '../../infra/bundling';
 import { lambdaContext } from '../../local/gateway';
@@ -152,7 +145,7 @@ describe('bench', () => {
     expect(whole.map((r) => r.books)).toEqual([40, 80]);
   }, 60_000);
 
-  it('renders the tables, flags functions over the goal, and replaces only the README block', () => {
+  it('renders the tables, flags functions over the goal, and replaces only the generated block of docs/benchmarks.md', () => {
     const size = (name: string, bytes: number, importMs: number) => ({
       name,
       bytes,
@@ -180,10 +173,8 @@ describe('bench', () => {
     expect(report).toMatch(/\| GetBook +\| 107.4 +\| 1.100× +\| 44.00 +\| 1.100× +\|/);
     expect(report).toContain('**not met** by ListBooks, Authorizer');
 
-    const readme = `# T\n## Benchmarks\nintro\n${README_START}\nold\n${README_END}\nafter\n`;
-    expect(withBenchBlock(readme, 'new')).toBe(
-      `# T\n## Benchmarks\nintro\n${README_START}\nnew\n${README_END}\nafter\n`,
-    );
+    const readme = `# T\n## Benchmarks\nintro\n${BLOCK_START}\nold\n${BLOCK_END}\nafter\n`;
+    expect(withBenchBlock(readme, 'new')).toBe(`# T\n## Benchmarks\nintro\n${BLOCK_START}\nnew\n${BLOCK_END}\nafter\n`);
     expect(withBenchBlock('no markers', 'new')).toBe('no markers');
   });
 });

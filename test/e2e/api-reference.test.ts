@@ -1,0 +1,109 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY } from '../../shared/openapi/reference-page';
+import { startLocalApi } from '../support/local-api';
+
+/**
+ * The browsable API reference at /api/docs, through the local server (the same handler the stack
+ * deploys) and in a real headless Chromium (Debian's package; .ci/run installs it).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+
+let api: Awaited<ReturnType<typeof startLocalApi>>;
+beforeAll(async () => {
+  api = await startLocalApi();
+});
+afterAll(() => api.close());
+
+describe('GET /api/docs without credentials', () => {
+  it('serves the page as UTF-8 HTML with a Content-Security-Policy allowing only its own files', async () => {
+    const response = await fetch(`${api.baseUrl}/api/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    const html = await response.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).not.toMatch(/<script>(?!<\/script>)/);
+  });
+
+  it.each([
+    ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+    ['swagger-ui.css', 'text/css; charset=utf-8'],
+    ['init.js', 'text/javascript; charset=utf-8'],
+  ])('serves %s itself, as %s', async (name, type) => {
+    const response = await fetch(`${api.baseUrl}/api/docs/${name}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(type);
+    expect((await response.text()).length).toBeGreaterThan(100);
+  });
+
+  it.each(['package.json', 'index.html', '..%2Fpackage.json', 'swagger-ui-bundle.js.map'])(
+    'answers 404 for any other file (%s)',
+    async (name) => {
+      expect((await fetch(`${api.baseUrl}/api/docs/${name}`)).status).toBe(404);
+    },
+  );
+});
+
+describe('the reference in headless Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+  }, 60_000);
+  afterAll(() => browser?.close());
+
+  it('renders both paths and all six book operations, loads nothing from another host, and Try it out with Basic gets 200', async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+
+    await page.goto(`${api.baseUrl}/api/docs`);
+    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
+    const summaries = await page.locator('.opblock-tag-section .opblock-summary').allInnerTexts();
+    const operations = summaries.map((text) => text.replace(/\s+/g, ' ').trim());
+    for (const expected of [
+      'GET /api/books',
+      'POST /api/books',
+      'GET /api/books/{id}',
+      'PUT /api/books/{id}',
+      'PATCH /api/books/{id}',
+      'DELETE /api/books/{id}',
+    ]) {
+      expect(
+        operations.some((text) => text.startsWith(expected)),
+        `${expected} in ${operations.join(' | ')}`,
+      ).toBe(true);
+    }
+
+    // Authorize with Basic, then Try it out on GET /api/books.
+    await page
+      .getByRole('button', { name: /authorize/i })
+      .first()
+      .click();
+    const basic = page.locator('.auth-container').filter({ hasText: /basic/i }).first();
+    await basic.locator('input').nth(0).fill('demo');
+    await basic.locator('input[type=password]').fill('demo');
+    await basic.locator('button.authorize').click();
+    await page.locator('button.close-modal').click();
+
+    const list = page.locator('.opblock-get').filter({ hasText: 'List books' }).first();
+    await list.locator('.opblock-summary').click();
+    await list.getByRole('button', { name: /try it out/i }).click();
+    await list.getByRole('button', { name: /execute/i }).click();
+    const status = list.locator('.live-responses-table tr.response .response-col_status').first();
+    await status.waitFor({ timeout: 20_000 });
+    expect((await status.innerText()).trim()).toBe('200');
+
+    expect(errors).toEqual([]);
+    expect(requested.length).toBeGreaterThan(3);
+    expect(requested.filter((url) => !url.startsWith(`${api.baseUrl}/`) && !url.startsWith('data:'))).toEqual([]);
+    await page.close();
+  }, 90_000);
+});
