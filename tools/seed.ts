@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type ApiCredentials, ApiUnreachableError, type AuthScheme, createApiClient } from './api-client';
+import { PromptCancelledError, readPassword } from './password';
 import { SAMPLE_BOOKS, type SampleBook } from './seed-catalogue';
 
 const DEFAULT_URL = 'http://127.0.0.1:3000';
@@ -78,36 +79,6 @@ const parseCommandLine = (argv: string[]) =>
     },
   });
 
-/** The password from stdin when it is piped, else typed at a prompt that does not echo it. */
-const readPassword = async (): Promise<string> => {
-  const { stdin, stderr } = process;
-  if (!stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
-  }
-  stderr.write('Password: ');
-  stdin.setRawMode(true);
-  stdin.setEncoding('utf8');
-  let typed = '';
-  try {
-    for await (const chunk of stdin) {
-      for (const char of chunk as string) {
-        if (char === '\u0003') throw new UsageError('cancelled');
-        if (char === '\r' || char === '\n') return typed;
-        typed = char === '\u007f' || char === '\b' ? typed.slice(0, -1) : typed + char;
-      }
-    }
-    return typed;
-  } finally {
-    stdin.setRawMode(false);
-    stdin.pause();
-    stderr.write('\n');
-  }
-};
-
 /** A bar redrawn in place on a terminal; elsewhere (CI logs, pipes) a line every tenth of the way. */
 const progress = (total: number) => {
   const interactive = process.stderr.isTTY;
@@ -177,7 +148,7 @@ const main = async () => {
     }
     await seed(options);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof PromptCancelledError) {
       console.error(`seed: ${error.message}\nRun "npm run seed -- --help" for usage.`);
       process.exitCode = 2;
     } else if (error instanceof SeedFailedError) {

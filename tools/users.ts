@@ -4,6 +4,7 @@ import { isValidUsername, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { openDatabase } from './database';
+import { PromptCancelledError, readPassword } from './password';
 
 const HELP = `Usage: npm run users -- <command> [options]
 
@@ -24,54 +25,6 @@ Examples:
   npm run users -- add alice
   printf '%s' "$PASSWORD" | npm run users -- add alice --aws --table BookLibrary-dev-AuthTable...
 `;
-
-const readPassword = async (): Promise<string> => {
-  if (!process.stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
-  }
-  return promptHidden('Password: ');
-};
-
-/**
- * Reads a line from the terminal in raw mode without echoing it: the public TTY API, rather than
- * readline with its output muted through private methods. Backspace deletes, Ctrl-C cancels.
- */
-const promptHidden = (prompt: string): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const input = process.stdin;
-    let typed: string[] = [];
-    const finish = () => {
-      input.off('data', onData);
-      input.setRawMode(false);
-      input.pause();
-      process.stdout.write('\n');
-    };
-    const onData = (chunk: string) => {
-      for (const char of chunk) {
-        if (char === '\r' || char === '\n') {
-          finish();
-          resolve(typed.join(''));
-          return;
-        }
-        if (char === '\u0003') {
-          finish();
-          reject(new UsageError('cancelled'));
-          return;
-        }
-        if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
-        else typed.push(char);
-      }
-    };
-    process.stdout.write(prompt);
-    input.setRawMode(true);
-    input.setEncoding('utf8');
-    input.on('data', onData);
-    input.resume();
-  });
 
 const main = async () => {
   const { values, positionals } = parseArgs({
@@ -131,6 +84,7 @@ class UsageError extends Error {}
 
 main().catch((error: Error) => {
   console.error(`error: ${error.message}`);
-  if (error instanceof UsageError) console.error('Run `npm run users -- --help` for usage.');
-  process.exit(error instanceof UsageError ? 2 : 1);
+  if (error instanceof UsageError || error instanceof PromptCancelledError)
+    console.error('Run `npm run users -- --help` for usage.');
+  process.exit(error instanceof UsageError || error instanceof PromptCancelledError ? 2 : 1);
 });

@@ -22,7 +22,7 @@ describe('npm run seed', () => {
   it('has a catalogue of at least 50 books: unique ISBNs, non-ASCII names, centuries apart, authors with many books', () => {
     expect(SAMPLE_BOOKS.length).toBeGreaterThanOrEqual(50);
     expect(new Set(SAMPLE_BOOKS.map((book) => book.isbn)).size).toBe(SAMPLE_BOOKS.length);
-    expect(SAMPLE_BOOKS.some((book) => /[^\x00-\x7f]/.test(book.author))).toBe(true);
+    expect(SAMPLE_BOOKS.some((book) => /[^ -~]/.test(book.author))).toBe(true);
     const centuries = new Set(SAMPLE_BOOKS.map((book) => Math.floor(book.publicationYear / 100)));
     expect(centuries.size).toBeGreaterThanOrEqual(6);
     const perAuthor = new Map<string, number>();
