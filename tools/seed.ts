@@ -136,7 +136,10 @@ const seed = async ({ url, count, credentials }: SeedOptions) => {
   console.log(
     `Added ${added} book${added === 1 ? '' : 's'}; ${present} ${present === 1 ? 'was' : 'were'} already there (of ${books.length}).`,
   );
-  console.log(`Try: curl -u ${credentials.username}:… '${url.replace(/\/+$/, '')}/api/books?limit=20' -i`);
+  // The demo user's password is no secret; anyone else's is left for curl to prompt for.
+  const isDemo = credentials.username === DEMO.username && credentials.password === DEMO.password;
+  const user = isDemo ? `${DEMO.username}:${DEMO.password}` : credentials.username;
+  console.log(`Next page links: curl -i -u ${user} '${url.replace(/\/+$/, '')}/api/books?limit=20'`);
 };
 
 const main = async () => {

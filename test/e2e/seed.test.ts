@@ -35,6 +35,7 @@ describe('npm run seed', () => {
     expect(first.stderr).toContain('30/30');
     expect(first).toMatchObject({ code: 0 });
     expect(first.stdout).toContain('Added 30 books; 0 were already there (of 30).');
+    expect(first.stdout).toContain(`curl -i -u demo:demo '${api.baseUrl}/api/books?limit=20'`);
     const afterFirst = await listAll();
     expect(afterFirst).toHaveLength(30);
     expect(new Set(afterFirst.map((book) => book.isbn)).size).toBe(30);
