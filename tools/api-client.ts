@@ -1,85 +1,84 @@
 import { randomBytes } from 'node:crypto';
-import { parseAuthorization } from '../shared/auth/authorization-header';
 import { type DigestAlgorithm, digestResponse, ha1 } from '../shared/auth/digest';
 
 export type AuthScheme = 'basic' | 'digest';
 
-export interface ApiCredentials {
+export interface Credentials {
   username: string;
   password: string;
   scheme: AuthScheme;
 }
 
-export class ApiUnreachableError extends Error {
-  override readonly name = 'ApiUnreachableError';
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: string;
 }
 
-/** Several challenges may share one WWW-Authenticate field (RFC 9110 §11.6.1); ours are all Digest. */
-const digestChallenges = (header: string): Map<string, string>[] =>
-  header
-    .split(/,\s*(?=Digest\s)/i)
-    .map((challenge) => parseAuthorization(challenge))
-    .flatMap((parsed) => (parsed.scheme === 'digest' ? [new Map(parsed.params)] : []));
-
-/**
- * Answers a Digest challenge (RFC 7616, qop=auth), preferring SHA-256 when it is offered. The hashes
- * are the project's own (shared/auth/digest.ts), the ones the authorizer checks against.
- */
-const digestAuthorization = (header: string, method: string, uri: string, credentials: ApiCredentials): string => {
-  const challenges = digestChallenges(header);
-  const challenge = challenges.find((c) => c.get('algorithm') === 'SHA-256') ?? challenges[0];
-  if (!challenge) throw new Error(`the server offered no Digest challenge: ${header}`);
-  const algorithm = (challenge.get('algorithm') ?? 'MD5') as DigestAlgorithm;
-  const realm = challenge.get('realm') ?? '';
-  const nonce = challenge.get('nonce') ?? '';
-  const qop = { qop: 'auth' as const, nc: '00000001', cnonce: randomBytes(12).toString('hex') };
-  const secret = ha1(algorithm, credentials.username, realm, credentials.password);
-  const response = digestResponse({ algorithm, ha1: secret, method, uri, nonce, qop });
-  const opaque = challenge.get('opaque');
-  return [
-    `Digest username="${credentials.username}"`,
-    `realm="${realm}"`,
-    `nonce="${nonce}"`,
-    `uri="${uri}"`,
-    `algorithm=${algorithm}`,
-    `qop=auth, nc=${qop.nc}, cnonce="${qop.cnonce}"`,
-    `response="${response}"`,
-    ...(opaque === undefined ? [] : [`opaque="${opaque}"`]),
-  ].join(', ');
+/** The first Digest challenge of a WWW-Authenticate value whose algorithm this client speaks. */
+const parseChallenge = (header: string) => {
+  for (const part of header.split(/,\s*(?=Digest\s)/i)) {
+    const param = (name: string) => new RegExp(`${name}="?([^",]+)"?`, 'i').exec(part)?.[1];
+    const algorithm = (param('algorithm') ?? 'MD5').toUpperCase();
+    if (algorithm !== 'MD5' && algorithm !== 'SHA-256') continue;
+    return { realm: param('realm') ?? '', nonce: param('nonce') ?? '', opaque: param('opaque'), algorithm };
+  }
+  return undefined;
 };
 
 /**
- * A JSON client of the book API for the command-line tools: Basic up front, or Digest by answering
- * the 401 challenge (two round trips per call, since every nonce is single-use).
+ * A small client of the API for the command-line tools: Basic sent up front, Digest by answering the
+ * 401 challenge (RFC 7616, qop=auth) with the project's own digest functions. Node's fetch speaks
+ * neither scheme itself, and one request at a time does not justify a dependency.
  */
-export const createApiClient = (baseUrl: string, credentials: ApiCredentials) => {
-  const base = baseUrl.replace(/\/+$/, '');
-  const send = async (method: string, path: string, body: unknown, authorization?: string) => {
+export const apiClient = (baseUrl: string, credentials: Credentials) => {
+  const send = async (method: string, path: string, body: unknown, authorization?: string): Promise<ApiResponse> => {
     const headers: Record<string, string> = {};
-    if (authorization) headers.authorization = authorization;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    try {
-      return await fetch(`${base}${path}`, {
-        method,
-        headers,
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      throw new ApiUnreachableError(`cannot reach ${base}`, { cause: error });
-    }
+    if (authorization) headers.Authorization = authorization;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(new URL(path, baseUrl), {
+      method,
+      headers,
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, headers: response.headers, body: await response.text() };
   };
-  const basic = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+
+  const digestAuthorization = (header: string, method: string, uri: string): string | undefined => {
+    const challenge = parseChallenge(header);
+    if (!challenge) return undefined;
+    const algorithm = challenge.algorithm as DigestAlgorithm;
+    const cnonce = randomBytes(8).toString('hex');
+    const qop = { qop: 'auth' as const, nc: '00000001', cnonce };
+    const secret = ha1(algorithm, credentials.username, challenge.realm, credentials.password);
+    const response = digestResponse({ algorithm, ha1: secret, method, uri, nonce: challenge.nonce, qop });
+    const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
+    return [
+      `Digest username=${quote(credentials.username)}`,
+      `realm=${quote(challenge.realm)}`,
+      `nonce=${quote(challenge.nonce)}`,
+      `uri=${quote(uri)}`,
+      `algorithm=${algorithm}`,
+      'qop=auth',
+      'nc=00000001',
+      `cnonce="${cnonce}"`,
+      `response="${response}"`,
+      ...(challenge.opaque ? [`opaque=${quote(challenge.opaque)}`] : []),
+    ].join(', ');
+  };
 
   return {
-    request: async (method: string, path: string, body?: unknown): Promise<Response> => {
-      if (credentials.scheme === 'basic') return send(method, path, body, basic);
+    call: async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
+      if (credentials.scheme === 'basic') {
+        const token = Buffer.from(`${credentials.username}:${credentials.password}`, 'utf8').toString('base64');
+        return send(method, path, body, `Basic ${token}`);
+      }
       const challenged = await send(method, path, body);
-      const challenge = challenged.headers.get('www-authenticate');
-      if (challenged.status !== 401 || !challenge) return challenged;
-      await challenged.arrayBuffer();
-      const url = new URL(`${base}${path}`);
-      const authorization = digestAuthorization(challenge, method, `${url.pathname}${url.search}`, credentials);
-      return send(method, path, body, authorization);
+      const header = challenged.headers.get('www-authenticate');
+      if (challenged.status !== 401 || !header) return challenged;
+      const url = new URL(path, baseUrl);
+      const authorization = digestAuthorization(header, method, `${url.pathname}${url.search}`);
+      return authorization ? send(method, path, body, authorization) : challenged;
     },
   };
 };

@@ -4,7 +4,7 @@ import { isValidUsername, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { openDatabase } from './database';
-import { PromptCancelledError, readPassword } from './password';
+import { readPassword } from './prompt';
 
 const HELP = `Usage: npm run users -- <command> [options]
 
@@ -84,7 +84,6 @@ class UsageError extends Error {}
 
 main().catch((error: Error) => {
   console.error(`error: ${error.message}`);
-  if (error instanceof UsageError || error instanceof PromptCancelledError)
-    console.error('Run `npm run users -- --help` for usage.');
-  process.exit(error instanceof UsageError || error instanceof PromptCancelledError ? 2 : 1);
+  if (error instanceof UsageError) console.error('Run `npm run users -- --help` for usage.');
+  process.exit(error instanceof UsageError ? 2 : 1);
 });

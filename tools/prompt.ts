@@ -1,24 +1,8 @@
-export class PromptCancelledError extends Error {
-  override readonly name = 'PromptCancelledError';
-}
-
-/** The password from stdin when it is piped (one trailing newline dropped), else typed at a hidden prompt. */
-export const readPassword = async (): Promise<string> => {
-  if (!process.stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
-  }
-  return promptHidden('Password: ');
-};
-
 /**
  * Reads a line from the terminal in raw mode without echoing it: the public TTY API, rather than
  * readline with its output muted through private methods. Backspace deletes, Ctrl-C cancels.
  */
-const promptHidden = (prompt: string): Promise<string> =>
+export const promptHidden = (prompt: string): Promise<string> =>
   new Promise((resolve, reject) => {
     const input = process.stdin;
     let typed: string[] = [];
@@ -37,7 +21,7 @@ const promptHidden = (prompt: string): Promise<string> =>
         }
         if (char === '\u0003') {
           finish();
-          reject(new PromptCancelledError('cancelled'));
+          reject(new Error('cancelled'));
           return;
         }
         if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
@@ -50,3 +34,15 @@ const promptHidden = (prompt: string): Promise<string> =>
     input.on('data', onData);
     input.resume();
   });
+
+/** The password from stdin when it is piped (one line, no echo question), else from a hidden prompt. */
+export const readPassword = async (): Promise<string> => {
+  if (!process.stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
+  }
+  return promptHidden('Password: ');
+};
