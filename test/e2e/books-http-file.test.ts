@@ -55,6 +55,13 @@ describe('examples/books.http', () => {
       );
     expect(mismatches).toEqual([]);
 
+    // After the seed, every filter finds something.
+    for (const { request, status, text } of results) {
+      if (request.method === 'GET' && status === 200 && /[?&](author|year)=/.test(request.url)) {
+        expect((JSON.parse(text) as unknown[]).length, `line ${request.line} ${request.title}`).toBeGreaterThan(0);
+      }
+    }
+
     // The page walk's second request is the URL page 1's Link header names after the seed.
     const firstPage = results.find(({ request }) => request.name === 'firstPage');
     const next = /^<([^>]+)>; rel="next"$/.exec(firstPage?.headers.get('link') ?? '')?.[1];
