@@ -63,6 +63,14 @@ describe('the reference in headless Chromium', () => {
     page.on('request', (request) => requested.push(request.url()));
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
+    // Chromium reports each blocked inline style or script on the console and as an event.
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) violations.push(message.text());
+    });
+    await page.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => {
+      console.error('Content Security Policy violation: ' + event.violatedDirective);
+    });`);
 
     await page.goto(`${api.baseUrl}/api/docs`);
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
@@ -99,9 +107,10 @@ describe('the reference in headless Chromium', () => {
     await list.getByRole('button', { name: /execute/i }).click();
     const status = list.locator('.live-responses-table tr.response .response-col_status').first();
     await status.waitFor({ timeout: 20_000 });
-    expect((await status.innerText()).trim()).toBe('200');
+    expect((await status.textContent())?.trim()).toBe('200');
 
     expect(errors).toEqual([]);
+    expect(violations).toEqual([]);
     expect(requested.length).toBeGreaterThan(3);
     expect(requested.filter((url) => !url.startsWith(`${api.baseUrl}/`) && !url.startsWith('data:'))).toEqual([]);
     await page.close();
