@@ -40,6 +40,8 @@ beforeAll(async () => {
     PatchBook: import('../../functions/books/patch'),
     DeleteBook: import('../../functions/books/delete'),
     GetOpenApi: import('../../functions/openapi/handler'),
+    GetApiReference: import('../../functions/api-reference/handler'),
+    GetApiReferenceAsset: import('../../functions/api-reference/handler'),
   };
   for (const [name, module] of Object.entries(modules)) handlers.set(name, (await module).handler as Handler);
   ({ handler: authorize } = await import('../../functions/authorizer/handler'));
@@ -230,6 +232,20 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
           target: `/api/openapi.json${queryString(entries)}`,
           headers: { host: hostHeader },
         });
+      }),
+      params,
+    );
+  });
+
+  it('GET /api/docs with any query string, and /api/docs/{asset} with any name, its own files included', async () => {
+    const asset = fc.oneof(
+      fc.constantFrom('swagger-ui-bundle.js', 'swagger-ui.css', 'init.js', 'index.html', '..', '.js', 'package.json'),
+      fc.string({ maxLength: 40 }).filter((name) => name.length > 0),
+    );
+    await fc.assert(
+      fc.asyncProperty(query, asset, async (entries, name) => {
+        await invoke('GetApiReference', { method: 'GET', target: `/api/docs${queryString(entries)}` });
+        await invoke('GetApiReferenceAsset', { method: 'GET', target: `/api/docs/${encodeURIComponent(name)}` });
       }),
       params,
     );

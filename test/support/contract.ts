@@ -13,6 +13,19 @@ export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
   PatchBook: [200, 400, 404, 409, 413, 415],
   DeleteBook: [204, 400, 404],
   GetOpenApi: [200],
+  GetApiReference: [200],
+  GetApiReferenceAsset: [200, 404],
+};
+
+/** The reference page and its files: UTF-8 text with a policy, or an empty 404. */
+const expectReferenceResponse = (result: APIGatewayProxyResult) => {
+  if (result.statusCode === 404) {
+    expect(result.body).toBe('');
+    return;
+  }
+  expect(result.headers?.['Content-Type']).toMatch(/^text\/(html|javascript|css); charset=utf-8$/);
+  expect(result.headers?.['Content-Security-Policy']).toEqual(expect.any(String));
+  expect(result.body.length).toBeGreaterThan(0);
 };
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -33,6 +46,7 @@ export const expectAllowedResponse = (route: string, result: APIGatewayProxyResu
   expect(ALLOWED_STATUSES[route], `status ${result.statusCode} of ${route}: ${result.body}`).toContain(
     result.statusCode,
   );
+  if (route === 'GetApiReference' || route === 'GetApiReferenceAsset') return expectReferenceResponse(result);
   const body = result.body ? JSON.parse(result.body) : undefined;
   switch (result.statusCode) {
     case 200:
