@@ -1,13 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NONCE_KEY_NAME } from '../functions/authorizer/authenticator';
 import { ha1 } from '../shared/auth/digest';
 import { userRecord } from '../shared/auth/users';
-import { normalizeAuthor, normalizeIsbn } from '../shared/books/normalize';
+import { normalizeAuthor } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
+import {
+  authorShardKey,
+  BOOK_SHARDS,
+  BY_AUTHOR_INDEX,
+  bookKey,
+  bookPartition,
+  INDEX_SHARDS,
+  isbnClaimKey,
+  shards,
+  toBookItem,
+} from '../shared/store/book-items';
 import { DynamoSecretStore, DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
+import { IdBlockAllocator } from '../shared/store/id-blocks';
 import { type ApiRequest, authorizerEvent, proxyEvent } from './events';
 
 /** What a scenario's invocations run against. */
@@ -69,7 +81,7 @@ const bookRequest = (method: string, id: number, body?: unknown): ApiRequest => 
   ...(body !== undefined && { body }),
 });
 
-const claimKey = (isbn: string) => ({ pk: `ISBN#${normalizeIsbn(isbn)}`, sk: 0 });
+const claimKey = isbnClaimKey;
 
 export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario[] => {
   const store = new DynamoBookStore(client, table);
@@ -77,7 +89,9 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
   let doomed: Book[] = []; // books the delete scenario removes, handler first half, raw second half
 
   const getItem = (id: number) =>
-    client.send(new GetCommand({ TableName: table, Key: { pk: 'BOOK', sk: id }, ConsistentRead: true }));
+    client.send(new GetCommand({ TableName: table, Key: bookKey(id), ConsistentRead: true }));
+
+  const ids = new IdBlockAllocator(client, table);
 
   /** Get, then a conditional Put of the next version: what PUT and PATCH do when the ISBN is kept. */
   const rawReplace = async (id: number, change: Record<string, unknown>) => {
@@ -115,15 +129,19 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       prepare: ensurePool,
       event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { author: 'bench match' } }),
       raw: () =>
-        client.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: 'byAuthor',
-            KeyConditionExpression: 'authorKey = :author',
-            ExpressionAttributeValues: { ':author': normalizeAuthor(MATCH_AUTHOR) },
-          }),
+        Promise.all(
+          shards(INDEX_SHARDS).map((shard) =>
+            client.send(
+              new QueryCommand({
+                TableName: table,
+                IndexName: BY_AUTHOR_INDEX,
+                KeyConditionExpression: 'authorShard = :author',
+                ExpressionAttributeValues: { ':author': authorShardKey(normalizeAuthor(MATCH_AUTHOR), shard) },
+              }),
+            ),
+          ),
         ),
-      why: 'one Query on the author index per 1 MB of matches: it reads the matches and nothing else',
+      why: `one Query per author index shard (${INDEX_SHARDS}, in parallel), merged by id: it reads the matches and nothing else`,
     },
     {
       function: 'ListBooks',
@@ -132,16 +150,20 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       prepare: ensurePool,
       event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { limit: '20' } }),
       raw: () =>
-        client.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': 'BOOK' },
-            ConsistentRead: true,
-            Limit: 21,
-          }),
+        Promise.all(
+          shards(BOOK_SHARDS).map((shard) =>
+            client.send(
+              new QueryCommand({
+                TableName: table,
+                KeyConditionExpression: 'pk = :pk',
+                ExpressionAttributeValues: { ':pk': bookPartition(shard) },
+                ConsistentRead: true,
+                Limit: Math.ceil(21 / BOOK_SHARDS) + 1,
+              }),
+            ),
+          ),
         ),
-      why: 'one Query with Limit = limit + 1: the extra book tells whether a next page exists',
+      why: `one strongly consistent Query per book key (${BOOK_SHARDS}, in parallel), each for about its share of limit + 1 books, merged by id`,
     },
     {
       function: 'CreateBook',
@@ -150,32 +172,17 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       prepare: async () => {},
       event: (i) => proxyEvent({ method: 'POST', path: '/api/books', body: bookInput('create', i) }),
       raw: async (i) => {
-        const { Attributes } = await client.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { pk: 'COUNTER', sk: 0 },
-            UpdateExpression: 'ADD lastId :one',
-            ExpressionAttributeValues: { ':one': 1 },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
-        const id = Number(Attributes?.lastId);
-        const input = bookInput('raw-create', i);
+        const id = await ids.allocate();
         const now = new Date().toISOString();
+        const item = toBookItem({ ...bookInput('raw-create', i), id, createdAt: now, updatedAt: now }, 1);
         await client.send(
           new TransactWriteCommand({
             TransactItems: [
+              { Put: { TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
               {
                 Put: {
                   TableName: table,
-                  Item: { ...input, id, pk: 'BOOK', sk: id, createdAt: now, updatedAt: now, version: 1 },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              {
-                Put: {
-                  TableName: table,
-                  Item: { ...claimKey(input.isbn), bookId: id },
+                  Item: { ...claimKey(item.isbn), bookId: id },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
@@ -183,7 +190,7 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
           }),
         );
       },
-      why: 'UpdateItem on the id counter, then one transaction writing the book and its ISBN claim: the id must exist before the book is keyed by it, and the claim must be atomic with the book',
+      why: 'one transaction writing the book and its ISBN claim (the claim must be atomic with the book); the id comes from the container’s block of 100, one UpdateItem per block',
     },
     {
       function: 'ReplaceBook',
@@ -224,7 +231,7 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
               {
                 Delete: {
                   TableName: table,
-                  Key: { pk: 'BOOK', sk: book.id },
+                  Key: bookKey(book.id),
                   ConditionExpression: 'version = :version',
                   ExpressionAttributeValues: { ':version': Item.version },
                 },
