@@ -246,7 +246,7 @@ describe('URLs in responses', () => {
       }),
       42,
     );
-    expect(link).toBe('<https://h/prod/api/books?author=%C3%89mile+Zola&limit=2&cursor=NDI>; rel="next"');
+    expect(link).toBe('<https://h/prod/api/books?author=%C3%89mile+Zola&limit=2&cursor=42>; rel="next"');
   });
 });
 
