@@ -16,6 +16,7 @@ import { stackOptionsFromContext } from './context';
  *   webAclArn      a regional WAFv2 web ACL to associate with the stage (default none)
  *   alarmTopicArn  an SNS topic for the alarms (default none)
  *   samLocal       "true": declare DYNAMODB_ENDPOINT and NONCE_SECRET for `sam local --env-vars` (never deploy it)
+ *   architecture   "arm64" or "x86_64": the functions' processor (default arm64; with samLocal, this machine's)
  * cdk-nag's AwsSolutions checks run on every synth: a finding that is not acknowledged with a
  * reason in the stack stops synthesis.
  */

@@ -8,7 +8,7 @@ import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
 import { BookRestApi } from './constructs/rest-api';
-import { RouteFunction } from './constructs/route-function';
+import { type FunctionArchitecture, RouteFunction } from './constructs/route-function';
 import { ServiceTables } from './constructs/tables';
 
 export interface BookLibraryStackProps extends StackProps {
@@ -35,6 +35,8 @@ export interface BookLibraryStackProps extends StackProps {
    * --env-vars` can only set variables the template declares. For `sam local` templates only.
    */
   samLocal?: boolean;
+  /** The functions' processor (default arm64, as the cost figures assume). */
+  architecture?: FunctionArchitecture;
 }
 
 /**
@@ -50,6 +52,7 @@ export class BookLibraryStack extends Stack {
     super(scope, id, props);
     const tracing = props.tracing ?? false;
     const samLocal = props.samLocal ?? false;
+    const architecture = props.architecture ?? 'arm64';
 
     this.tables = new ServiceTables(this, 'Tables', { retainData: props.retainData });
     const restApi = new BookRestApi(this, 'RestApi', {
@@ -67,6 +70,7 @@ export class BookLibraryStack extends Stack {
       digestAlgorithms: props.digestAlgorithms ?? DEFAULT_DIGEST_OFFER,
       tracing,
       samLocal,
+      architecture,
     });
     this.functions.Authorizer = auth.function;
 
@@ -77,6 +81,7 @@ export class BookLibraryStack extends Stack {
         environment: this.routeEnvironment(route, props.publicReads),
         tracing,
         samLocal,
+        architecture,
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;

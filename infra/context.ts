@@ -1,5 +1,6 @@
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
 import type { BookLibraryStackProps } from './book-library-stack';
+import type { FunctionArchitecture } from './constructs/route-function';
 
 export class InvalidContextError extends Error {
   override readonly name = 'InvalidContextError';
@@ -34,6 +35,14 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
   if (!/^[\x20-\x7e]{1,64}$/.test(realm) || /["'\\]/.test(realm)) {
     invalid('realm', realm, 'printable ASCII without quotes or backslashes (at most 64 characters)');
   }
+  // Under `sam local` the functions run in containers on this machine: its own processor avoids an
+  // emulator (SAM picks the image and the runtime emulator by the template's architecture).
+  const machineArchitecture: FunctionArchitecture = process.arch === 'arm64' ? 'arm64' : 'x86_64';
+  const architecture = (): FunctionArchitecture => {
+    const samLocal = flag('samLocal');
+    const value = text('architecture', samLocal ? machineArchitecture : 'arm64');
+    return value === 'arm64' || value === 'x86_64' ? value : invalid('architecture', value, '"arm64" or "x86_64"');
+  };
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
@@ -51,5 +60,6 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     webAclArn: optional('webAclArn'),
     alarmTopicArn: optional('alarmTopicArn'),
     samLocal: flag('samLocal'),
+    architecture: architecture(),
   };
 };

@@ -6,20 +6,22 @@ import software.amazon.dynamodb.services.local.main.ServerRunner;
 import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
 
 /**
- * Starts DynamoDB Local listening on 127.0.0.1 only. DynamoDB Local has no option for the address
- * and binds every interface; its server is built from the usual command-line arguments here, and
- * its Jetty connector is pointed at the loopback address before it starts. Run in Java's
+ * Starts DynamoDB Local listening on one address: 127.0.0.1, or the system property
+ * dynamodb.local.host (the Docker bridge's address for `sam local`). DynamoDB Local has no option
+ * for the address and binds every interface; its server is built from the usual command-line
+ * arguments here, and its Jetty connector is pointed at the address before it starts. Run in Java's
  * source-file mode (java LoopbackDynamoDbLocal.java ...) with DynamoDB Local on the class path.
  */
 public class LoopbackDynamoDbLocal {
   public static void main(String[] args) throws Exception {
+    String host = System.getProperty("dynamodb.local.host", "127.0.0.1");
     DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
     int bound = 0;
     for (Field field : DynamoDBProxyServer.class.getDeclaredFields()) {
       if (!Server.class.isAssignableFrom(field.getType())) continue;
       field.setAccessible(true);
       for (Connector connector : ((Server) field.get(proxy)).getConnectors()) {
-        ((ServerConnector) connector).setHost("127.0.0.1");
+        ((ServerConnector) connector).setHost(host);
         bound++;
       }
     }

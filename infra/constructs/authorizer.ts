@@ -6,7 +6,7 @@ import { AUTHORIZER } from '../../shared/api/routes';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
-export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal'> {
+export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal' | 'architecture'> {
   authTable: dynamodb.ITable;
   realm: string;
   digestAlgorithms: readonly DigestAlgorithm[];
@@ -26,6 +26,7 @@ export class BasicDigestAuthorizer extends Construct {
       entry: AUTHORIZER.entry,
       tracing: props.tracing,
       samLocal: props.samLocal,
+      architecture: props.architecture,
       environment: {
         AUTH_TABLE_NAME: props.authTable.tableName,
         AUTH_REALM: props.realm,

@@ -27,7 +27,11 @@ export interface RouteFunctionProps {
    * set variables the template declares. For `sam local` templates only.
    */
   samLocal: boolean;
+  /** The processor the function runs on (arm64 on Lambda; the machine's own under `sam local`). */
+  architecture: FunctionArchitecture;
 }
+
+export type FunctionArchitecture = 'arm64' | 'x86_64';
 
 /** Bundling hooks that copy `assets` into the bundle's folder (local bundling runs them in a shell). */
 const copyBeside = (assets: readonly string[]): nodejs.ICommandHooks => ({
@@ -59,7 +63,7 @@ export class RouteFunction extends Construct {
       entry: path.join(PROJECT_ROOT, props.entry),
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture: props.architecture === 'x86_64' ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,

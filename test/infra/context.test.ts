@@ -16,7 +16,14 @@ describe('stack options from cdk context', () => {
       webAclArn: undefined,
       alarmTopicArn: undefined,
       samLocal: false,
+      architecture: 'arm64',
     });
+  });
+
+  it("runs the functions on arm64, or under sam local on this machine's processor unless told otherwise", () => {
+    expect(options({ architecture: 'x86_64' }).architecture).toBe('x86_64');
+    expect(options({ samLocal: 'true' }).architecture).toBe(process.arch === 'arm64' ? 'arm64' : 'x86_64');
+    expect(options({ samLocal: 'true', architecture: 'arm64' }).architecture).toBe('arm64');
   });
 
   it('reads every option, and a prod stage always retains its data', () => {
@@ -61,6 +68,7 @@ describe('stack options from cdk context', () => {
     ['realm', 'back\\slash', 'without quotes or backslashes'],
     ['realm', 'tab\there', 'printable ASCII'],
     ['stage', 'my_stage', 'letters, digits and hyphens'],
+    ['architecture', 'x86', '"arm64" or "x86_64"'],
   ])('refuses %s=%s, naming the option and what it expects', (name, value, expected) => {
     expect(() => options({ [name]: value })).toThrow(InvalidContextError);
     expect(() => options({ [name]: value })).toThrow(`${name}="${value}"`);

@@ -1,0 +1,323 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { ROUTES } from '../../shared/api/routes';
+import { type DockerEngine, ensureDockerEngine } from './docker-engine';
+import { ensureBaseImage, machineArchitecture } from './standin-image';
+
+/**
+ * `sam local` as a user runs it (docs/sam.md): the template synthesized with samLocal=true, the
+ * functions in Docker containers built by the SAM CLI, `npm start`'s DynamoDB Local reached over
+ * the Docker bridge, the sample events under events/, then `sam local start-api` in front of the
+ * authorizer and the handlers. Nothing here is skipped: no Docker engine is a failure.
+ */
+const SAM_CLI = 'aws-sam-cli==1.170.0';
+const HOST_GATEWAY = 'host.docker.internal:host-gateway';
+const BASIC_DEMO = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
+const exec = promisify(execFile);
+
+let work: string;
+let engine: DockerEngine | undefined;
+let sam: string;
+let template: string;
+let envVars: string;
+let localApi: ChildProcess | undefined;
+const logicalIds = new Map<string, string>();
+
+const samEnv = { ...process.env, SAM_CLI_TELEMETRY: '0', SAM_CLI_CONTACT_TELEMETRY: '0' };
+
+/** Starts `command` and resolves once `ready` appears in its output (both streams). */
+const startAndWaitFor = (command: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv, timeoutMs: number) =>
+  new Promise<ChildProcess>((done, fail) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(
+      () => fail(new Error(`${command} was not ready within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
+    const watch = (chunk: Buffer) => {
+      output += chunk;
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        done(child);
+      }
+    };
+    child.stdout?.on('data', watch);
+    child.stderr?.on('data', watch);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${command} exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+
+const stopProcess = async (child: ChildProcess | undefined, signal: NodeJS.Signals) => {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+};
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'sam-local-'));
+  engine = await ensureDockerEngine(work);
+  const image = ensureBaseImage(machineArchitecture());
+  console.log(`[sam] base image ${image.tag}: ${image.origin}`);
+  const installed = await exec('bash', ['test/tools/python-tool.sh', 'sam', SAM_CLI]);
+  sam = join(installed.stdout.trim(), 'sam');
+
+  console.log('[sam] synthesizing with samLocal=true ...');
+  const out = join(work, 'cdk.out');
+  await exec('npx', ['cdk', 'synth', '--quiet', '-c', 'samLocal=true', '-o', out], { maxBuffer: 1 << 26 });
+  const [templateFile] = readdirSync(out).filter((file) => file.endsWith('.template.json'));
+  template = join(out, templateFile as string);
+  const resources = JSON.parse(readFileSync(template, 'utf8')).Resources as Record<string, any>;
+  for (const [id, resource] of Object.entries(resources)) {
+    const path = resource.Metadata?.['aws:cdk:path'] as string | undefined;
+    if (resource.Type === 'AWS::Lambda::Function' && path) logicalIds.set(path.split('/').slice(1, -2).join('/'), id);
+  }
+
+  // npm start as docs/sam.md runs it, with DynamoDB Local on the bridge the containers reach.
+  const dynamoPort = await freePort();
+  console.log(`[sam] npm start with DynamoDB Local on ${engine.bridgeAddress}:${dynamoPort} ...`);
+  // tsx itself (not npx, which would not pass the stop signal on): it relays SIGTERM to the server,
+  // which stops its DynamoDB Local.
+  localApi = await startAndWaitFor(
+    'node_modules/.bin/tsx',
+    ['local/main.ts'],
+    /listening on/,
+    {
+      ...process.env,
+      PORT: String(await freePort()),
+      DATA_DIR: join(work, 'data'),
+      DYNAMODB_HOST: engine.bridgeAddress,
+      DYNAMODB_PORT: String(dynamoPort),
+    },
+    90_000,
+  );
+  const { Parameters } = JSON.parse(readFileSync('events/sam-env.json', 'utf8'));
+  envVars = join(work, 'sam-env.json');
+  writeFileSync(
+    envVars,
+    JSON.stringify({ Parameters: { ...Parameters, DYNAMODB_ENDPOINT: `http://host.docker.internal:${dynamoPort}` } }),
+  );
+}, 360_000);
+
+afterAll(async () => {
+  await stopProcess(localApi, 'SIGTERM');
+  await engine?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+}, 120_000);
+
+/** `sam local invoke` of one function with one event file: the function's answer, parsed. */
+const invoke = async (functionPath: string, eventFile: string) => {
+  const id = logicalIds.get(functionPath);
+  expect(id, `no function ${functionPath} in the template`).toBeDefined();
+  const { stdout } = await exec(
+    sam,
+    [
+      'local',
+      'invoke',
+      id as string,
+      '-t',
+      template,
+      '-e',
+      `events/${eventFile}`,
+      '--env-vars',
+      envVars,
+      '--add-host',
+      HOST_GATEWAY,
+      '--skip-pull-image',
+    ],
+    { env: samEnv, maxBuffer: 1 << 24, timeout: 120_000 },
+  );
+  const answer = stdout.trim().split('\n').at(-1) as string;
+  return JSON.parse(answer);
+};
+
+const routeOf = (eventFile: string) => {
+  const event = JSON.parse(readFileSync(`events/${eventFile}`, 'utf8'));
+  const route = ROUTES.find((r) => r.method === event.httpMethod && r.path === event.resource);
+  expect(route, `no route for ${event.httpMethod} ${event.resource}`).toBeDefined();
+  return route?.name as string;
+};
+
+const DUNE = { title: 'Dune', author: 'Frank Herbert', isbn: '978-0441013593', publicationYear: 1965 };
+
+describe('sam local invoke, every sample event under events/ (in order, on a fresh database)', () => {
+  it('covers every event file', () => {
+    const covered = [
+      'create-book.json',
+      'get-book.json',
+      'list-books.json',
+      'replace-book.json',
+      'patch-book.json',
+      'delete-book.json',
+      'get-openapi.json',
+      'authorizer-basic.json',
+      'authorizer-no-credentials.json',
+    ];
+    const files = readdirSync('events').filter((file) => file.endsWith('.json') && file !== 'sam-env.json');
+    expect(files.sort()).toEqual(covered.sort());
+  });
+
+  it('create-book.json: 201 with the new book as id 1 and its Location', async () => {
+    const response = await invoke(routeOf('create-book.json'), 'create-book.json');
+    expect(response.statusCode).toBe(201);
+    expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE });
+    expect(response.headers.Location).toMatch(/\/dev\/api\/books\/1$/);
+  });
+
+  it('get-book.json: 200 with the book just created', async () => {
+    const response = await invoke(routeOf('get-book.json'), 'get-book.json');
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE });
+  });
+
+  it('list-books.json: 200, the author and year filters find it', async () => {
+    const response = await invoke(routeOf('list-books.json'), 'list-books.json');
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toEqual([expect.objectContaining({ id: 1, ...DUNE })]);
+  });
+
+  it('replace-book.json: 200 with the replaced year', async () => {
+    const response = await invoke(routeOf('replace-book.json'), 'replace-book.json');
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE, publicationYear: 1966 });
+  });
+
+  it('patch-book.json: 200, only the title changes', async () => {
+    const response = await invoke(routeOf('patch-book.json'), 'patch-book.json');
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE, title: 'Dune (1st ed.)', publicationYear: 1966 });
+  });
+
+  it('delete-book.json: 204 with no body, and the book is gone', async () => {
+    const response = await invoke(routeOf('delete-book.json'), 'delete-book.json');
+    expect(response.statusCode).toBe(204);
+    expect(response.body ?? '').toBe('');
+    const after = await invoke(routeOf('get-book.json'), 'get-book.json');
+    expect(after.statusCode).toBe(404);
+    expect(after.body ?? '').toBe('');
+  });
+
+  it('get-openapi.json: 200 with the OpenAPI document', async () => {
+    const response = await invoke(routeOf('get-openapi.json'), 'get-openapi.json');
+    expect(response.statusCode).toBe(200);
+    const document = JSON.parse(response.body);
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/books', '/api/books/{id}']));
+  });
+
+  it('authorizer-basic.json: Allow for the demo user', async () => {
+    const result = await invoke('Authorizer/Handler', 'authorizer-basic.json');
+    expect(result.policyDocument.Statement[0].Effect).toBe('Allow');
+    expect(result.context.user).toBe('demo');
+  });
+
+  it('authorizer-no-credentials.json: Deny, with the Digest challenges for the gateway response', async () => {
+    const result = await invoke('Authorizer/Handler', 'authorizer-no-credentials.json');
+    expect(result.policyDocument.Statement[0].Effect).toBe('Deny');
+    expect(result.context.challenge).toMatch(/^Digest realm="books", .*algorithm=MD5.*Digest realm="books", .*SHA-256/);
+  });
+});
+
+describe('sam local start-api: the authorizer in front of the handlers', () => {
+  let api: ChildProcess | undefined;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    api = await startAndWaitFor(
+      sam,
+      [
+        'local',
+        'start-api',
+        '-t',
+        template,
+        '--env-vars',
+        envVars,
+        '--add-host',
+        HOST_GATEWAY,
+        '--skip-pull-image',
+        '--warm-containers',
+        'LAZY',
+        '-p',
+        String(port),
+      ],
+      /Running on http/,
+      samEnv,
+      120_000,
+    );
+  }, 180_000);
+
+  // SIGINT: SAM's own shutdown, which removes the warm containers it started.
+  afterAll(() => stopProcess(api, 'SIGINT'), 60_000);
+
+  const call = (method: string, path: string, body?: unknown, authorization: string | null = BASIC_DEMO) =>
+    fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(authorization && { authorization }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+
+  it('creates, reads, lists, replaces, patches and deletes a book with Basic credentials', async () => {
+    const book = { title: 'Solaris', author: 'Stanisław Lem', isbn: '978-0156027601', publicationYear: 1961 };
+    const created = await call('POST', '/api/books', book);
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    expect(created.headers.get('location')).toMatch(new RegExp(`/api/books/${id}$`));
+
+    const read = await call('GET', `/api/books/${id}`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ id, ...book });
+
+    const listed = await call('GET', `/api/books?author=${encodeURIComponent('stanisław lem')}`);
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual([expect.objectContaining({ id, ...book })]);
+
+    const replaced = await call('PUT', `/api/books/${id}`, { ...book, publicationYear: 1970 });
+    expect(replaced.status).toBe(200);
+    expect(await replaced.json()).toMatchObject({ id, publicationYear: 1970 });
+
+    const patched = await call('PATCH', `/api/books/${id}`, { title: 'Solaris (translated)' });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ id, title: 'Solaris (translated)', publicationYear: 1970 });
+
+    const deleted = await call('DELETE', `/api/books/${id}`);
+    expect(deleted.status).toBe(204);
+    expect(await deleted.text()).toBe('');
+    const gone = await call('GET', `/api/books/${id}`);
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toBe('');
+  });
+
+  it("turns a clear client error into the contract's 400 through the same path", async () => {
+    const response = await call('POST', '/api/books', { title: 'No author' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      status: 400,
+      errors: { author: expect.any(String), isbn: expect.any(String), publicationYear: expect.any(String) },
+    });
+  });
+
+  it('refuses a request without credentials (SAM answers the Deny itself: 403, no gateway responses)', async () => {
+    const response = await call('GET', '/api/books', undefined, null);
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBeNull();
+  });
+
+  it('refuses a wrong password the same way', async () => {
+    const response = await call('GET', '/api/books', undefined, `Basic ${Buffer.from('demo:nope').toString('base64')}`);
+    expect(response.status).toBe(403);
+  });
+});
