@@ -178,6 +178,7 @@ export interface DescribedRequest {
   method: string;
   /** Path and query, as sent on the request line. */
   target: string;
+  /** Header values as text; they travel as UTF-8, as curl and browsers send them. */
   headers?: Record<string, string>;
   body?: string;
 }
@@ -192,8 +193,14 @@ export const proxyEventFor = (request: DescribedRequest): APIGatewayProxyEvent |
   const match = matchRoute(request.method, url.pathname);
   if (!match) return undefined;
   const headers = { host: '127.0.0.1', ...request.headers };
+  // Node's HTTP parser hands each header byte over as one Latin-1 character: the values are put on
+  // the wire as UTF-8 bytes in that same form, so the gateway decodes them exactly as for a socket.
+  const rawHeaders = Object.entries(headers).flatMap(([name, value]) => [
+    name,
+    Buffer.from(value, 'utf8').toString('latin1'),
+  ]);
   return proxyEventOf(
-    { rawHeaders: Object.entries(headers).flat(), httpVersion: '1.1', sourceIp: '127.0.0.1', localPort: 3000 },
+    { rawHeaders, httpVersion: '1.1', sourceIp: '127.0.0.1', localPort: 3000 },
     url,
     Buffer.from(request.body ?? '', 'utf8'),
     match,
