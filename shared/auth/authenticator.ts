@@ -104,6 +104,9 @@ export class Authenticator {
       return this.deny('incomplete Digest credentials');
     }
     if (params.get('realm') !== this.options.realm) return this.deny('realm mismatch');
+    // Never offered (docs/security.md): a hashed name cannot be looked up, and a plain one sent
+    // with userhash=true is a client that read a challenge we did not send.
+    if (params.get('userhash')?.toLowerCase() === 'true') return this.deny('userhash not offered');
     if (params.has('opaque') && params.get('opaque') !== this.opaque) return this.deny('opaque mismatch');
     if (!uriMatchesRequest(uri, request)) return this.deny('uri does not match the request');
     const algorithm = parseAlgorithm(params.get('algorithm'));

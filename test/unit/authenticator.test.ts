@@ -232,6 +232,18 @@ describe('Authenticator: offers, names and the next nonce', () => {
     expect((await auth.authenticate(request(latin1))).ok).toBe(false);
   });
 
+  it('refuses userhash=true, which it never offers, whether the name is hashed or not', async () => {
+    const { auth } = await setup();
+    const offer = () => challenges(auth.challenge())['SHA-256'] as { realm: string; nonce: string; opaque: string };
+    const plain = answer(offer(), 'SHA-256', { name: 'username="jörg", userhash=TRUE' }).header;
+    expect(denied(await auth.authenticate(request(plain))).reason).toBe('userhash not offered');
+    const hashed = H('SHA-256', `jörg:${REALM}`);
+    const withHash = answer(offer(), 'SHA-256', { name: `username="${hashed}", userhash=true` }).header;
+    expect(denied(await auth.authenticate(request(withHash))).reason).toBe('userhash not offered');
+    const saidFalse = answer(offer(), 'SHA-256', { name: 'username="jörg", userhash=false' }).header;
+    expect((await auth.authenticate(request(saidFalse))).ok).toBe(true);
+  });
+
   it('refuses an algorithm it does not offer, even with a well-formed answer', async () => {
     const { auth } = await setup(['SHA-256']);
     const value = auth.challenge();
