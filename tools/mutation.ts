@@ -1,16 +1,19 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { areaScores, MUTATION_GOALS, type MutationReport } from './mutation-score';
 
-const AREAS = ['books', 'http', 'auth', 'store'] as const;
+const AREAS = Object.keys(MUTATION_GOALS);
 
 const HELP = `Usage: npm run test:mutation -- [area ...] [-- stryker options]
 
 Mutation testing of shared/ with Stryker: every small plausible bug Stryker can make in the chosen
 folders is run against the fast tests (vitest.stryker.config.ts); a mutant no test fails on
-"survives". Prints progress and the score per file; writes an HTML and a JSON report and the
-incremental file (a rerun after a small change only tests what changed) to
+"survives". Prints progress and the score per file, then each area's score against its goal
+(mutation-goals.json; the run fails when one area falls short); writes an HTML and a JSON report
+and the incremental file (a rerun after a small change only tests what changed) to
 reports/mutation/<areas>/.
 
 Areas: ${AREAS.join(', ')} (folders of shared/; default: all four).
@@ -52,7 +55,7 @@ const main = async () => {
     return;
   }
   const areas = values.ci ? ['auth', 'books'] : positionals.length > 0 ? positionals : [...AREAS];
-  const unknown = areas.filter((area) => !(AREAS as readonly string[]).includes(area));
+  const unknown = areas.filter((area) => !AREAS.includes(area));
   if (unknown.length > 0) throw new UsageError(`unknown area ${unknown.join(', ')}; known: ${AREAS.join(', ')}`);
 
   const corePackage = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
@@ -81,7 +84,25 @@ const main = async () => {
     stdio: 'inherit',
     env: { ...process.env, MUTATION_AREAS: areas.join(',') },
   });
-  process.exitCode = await new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
+  const strykerExit = await new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
+  process.exitCode = strykerExit === 0 && areasMeetTheirGoals(areas) ? 0 : strykerExit || 1;
+};
+
+/** Prints each area's score against its goal; false when one falls short. */
+const areasMeetTheirGoals = (areas: string[]): boolean => {
+  const report = `reports/mutation/${areas.join('-')}/mutation.json`;
+  if (!existsSync(report)) {
+    console.error(`test:mutation: no report at ${report}`);
+    return false;
+  }
+  const scores = areaScores(JSON.parse(readFileSync(report, 'utf8')) as MutationReport, areas);
+  for (const { area, goal, score, detected, undetected } of scores) {
+    const verdict = score >= goal ? 'meets' : 'BELOW';
+    console.log(
+      `shared/${area}: ${score.toFixed(2)} % (${detected} detected, ${undetected} not): ${verdict} its goal of ${goal} %`,
+    );
+  }
+  return scores.every(({ score, goal }) => score >= goal);
 };
 
 main().catch((error: unknown) => {

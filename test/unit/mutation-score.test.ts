@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { areaScores, MUTATION_GOALS } from '../../tools/mutation-score';
+
+const mutants = (...statuses: string[]) => ({ mutants: statuses.map((status) => ({ status })) });
+
+describe("each area's mutation score, held to its own goal", () => {
+  const report = {
+    files: {
+      'shared/auth/digest.ts': mutants('Killed', 'Killed', 'Timeout', 'Survived'),
+      'shared/books/cursor.ts': mutants('Killed', 'NoCoverage', 'Survived', 'CompileError', 'Ignored'),
+      'shared/books-extra/x.ts': mutants('Survived'),
+    },
+  };
+
+  it('counts killed and timed-out mutants as detected, survived and uncovered as not, the rest not at all', () => {
+    const [auth, books] = areaScores(report, ['auth', 'books']);
+    expect(auth).toMatchObject({ area: 'auth', detected: 3, undetected: 1, score: 75 });
+    expect(books).toMatchObject({ area: 'books', detected: 1, undetected: 2 });
+    expect(books?.score).toBeCloseTo(100 / 3);
+  });
+
+  it('takes each goal from mutation-goals.json', () => {
+    expect(areaScores(report, ['auth'])[0]?.goal).toBe(MUTATION_GOALS.auth);
+    expect(MUTATION_GOALS).toEqual({ books: 85, auth: 85, http: 75, store: 75 });
+  });
+
+  it('gives an area without mutants full marks rather than dividing by zero', () => {
+    expect(areaScores({ files: {} }, ['http'])[0]).toMatchObject({ score: 100, detected: 0, undetected: 0 });
+  });
+});
