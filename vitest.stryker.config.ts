@@ -8,11 +8,12 @@ import { defineConfig } from 'vitest/config';
  * can kill a mutant of the DynamoDB adapter). Slow layers (end-to-end, reliability, bench, infra,
  * static) stay out: they cover shared/ too, but at seconds per mutant.
  */
+const STORE_TESTS = ['test/integration/*-store.test.ts', 'test/integration/id-blocks.test.ts'];
 const mutatingStore = (process.env.MUTATION_AREAS ?? '').split(',').includes('store');
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', ...(mutatingStore ? ['test/integration/*-store.test.ts'] : [])],
+    include: ['test/unit/**/*.test.ts', ...(mutatingStore ? STORE_TESTS : [])],
     globalSetup: mutatingStore ? ['test/support/global-setup.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,5 +1,4 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { MAX_BOOK_ID } from '../books/limits';
 import { ID_BLOCKS_KEY } from './book-items';
 import { IdSpaceExhaustedError } from './errors';
 
@@ -46,10 +45,10 @@ export class IdBlockAllocator {
       }),
     );
     const highMark = Number(Attributes?.highMark);
-    if (!Number.isSafeInteger(highMark) || highMark - this.blockSize + 1 > MAX_BOOK_ID) {
-      throw new IdSpaceExhaustedError('No book ids left');
-    }
+    // Ids end at MAX_BOOK_ID, which is 2^53−1: a block whose end passes it is given up whole (its end
+    // cannot be read exactly as a JS number; the ids lost at the end of the id space are a gap).
+    if (!Number.isSafeInteger(highMark)) throw new IdSpaceExhaustedError('No book ids left');
     this.nextId = highMark - this.blockSize + 1;
-    this.lastId = Math.min(highMark, MAX_BOOK_ID);
+    this.lastId = highMark;
   }
 }
