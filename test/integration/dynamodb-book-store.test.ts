@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import type { NewBook } from '../../shared/books/types';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { createTestTables } from '../support/dynamodb';
+import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 const stamp = '2026-01-01T00:00:00.000Z';
 const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
@@ -22,7 +22,7 @@ describe('DynamoBookStore against DynamoDB Local', () => {
 
   beforeAll(async () => {
     tables = await createTestTables();
-    store = new DynamoBookStore(tables.documentClient, tables.names.books);
+    store = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
   });
 
   const isbnClaim = async (normalised: string) =>

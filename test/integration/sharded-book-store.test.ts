@@ -5,11 +5,10 @@ import { ensureTables } from '../../local/tables';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
 import { BOOK_SHARDS, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { createDocumentClient } from '../../shared/store/dynamodb-client';
 import { TableLayoutError } from '../../shared/store/errors';
 import { ID_BLOCK_SIZE } from '../../shared/store/id-blocks';
 import { checkBooksTable } from '../../shared/store/invariants';
-import { createTestTables } from '../support/dynamodb';
+import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
  * The sharded layout on DynamoDB Local, with every command the store sends recorded from the real
@@ -19,7 +18,7 @@ import { createTestTables } from '../support/dynamodb';
 type Sent = { name: string; input: Record<string, any> };
 
 const recordingClient = (endpoint: string) => {
-  const client = createDocumentClient(endpoint);
+  const client = createPatientDocumentClient(endpoint);
   const sent: Sent[] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -167,7 +166,7 @@ describe('the sharded book store', () => {
   });
 
   it('never reuses an id: another container takes the next block, and ids stay unique', async () => {
-    const other = new DynamoBookStore(tables.documentClient, tables.names.books);
+    const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
     const created = await other.create(book());
     expect(created.id).toBe(ID_BLOCK_SIZE + 1);
     const more = await store.create(book());

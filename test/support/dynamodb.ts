@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { ensureTables, type TableNames } from '../../local/tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/store/dynamodb-client';
@@ -12,3 +14,22 @@ export const createTestTables = async () => {
   await ensureTables(client, names);
   return { endpoint, names, client, documentClient: createDocumentClient(endpoint) };
 };
+
+/**
+ * A document client for the store's own tests, marshalling as the service's does, that gives
+ * DynamoDB Local time. The service's 2 s request timeout is for a DynamoDB that stopped answering
+ * (tested in test/reliability/faults-*); DynamoDB Local on a busy machine (mutation testing runs the
+ * store's tests hundreds of times) can take longer than that for a burst of transactions, and a
+ * timed-out write the SDK then retries can apply twice (an id block reserved twice).
+ */
+export const createPatientDocumentClient = (endpoint: string) =>
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+      requestHandler: { requestTimeout: 60_000 },
+    }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
