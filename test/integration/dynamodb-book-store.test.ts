@@ -1,8 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
+import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { NewBook } from '../../shared/books/types';
+import { ID_BLOCKS_KEY } from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { IdSpaceExhaustedError } from '../../shared/store/errors';
+import { IdBlockAllocator } from '../../shared/store/id-blocks';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 const stamp = '2026-01-01T00:00:00.000Z';
@@ -92,5 +96,55 @@ describe('DynamoBookStore against DynamoDB Local', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(failures.every((r) => r.reason instanceof DuplicateIsbnError)).toBe(true);
+  });
+});
+
+describe('id blocks at the end of the id space (DynamoDB Local)', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  let client: ReturnType<typeof createPatientDocumentClient>;
+  const setHighMark = (highMark: number) =>
+    client.send(new PutCommand({ TableName: tables.names.books, Item: { ...ID_BLOCKS_KEY, highMark } }));
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+    client = createPatientDocumentClient(tables.endpoint);
+  });
+
+  it('hands out a block’s ids in order, one reservation per block, the next block after the highest reserved', async () => {
+    await setHighMark(40);
+    const ids = new IdBlockAllocator(client, tables.names.books, 3);
+    const issued = [];
+    for (let i = 0; i < 7; i++) issued.push(await ids.allocate());
+    expect(issued).toStrictEqual([41, 42, 43, 44, 45, 46, 47]);
+    const { Item } = await client.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }));
+    expect(Item?.highMark).toBe(49);
+  });
+
+  it('issues ids up to MAX_BOOK_ID, then refuses with IdSpaceExhaustedError, and keeps refusing', async () => {
+    await setHighMark(MAX_BOOK_ID - 3);
+    const ids = new IdBlockAllocator(client, tables.names.books, 3);
+    const issued = [await ids.allocate(), await ids.allocate(), await ids.allocate()];
+    expect(issued).toStrictEqual([MAX_BOOK_ID - 2, MAX_BOOK_ID - 1, MAX_BOOK_ID]);
+    await expect(ids.allocate()).rejects.toThrow(new IdSpaceExhaustedError('No book ids left'));
+    await expect(ids.allocate()).rejects.toBeInstanceOf(IdSpaceExhaustedError);
+  });
+
+  it('refuses a block that would start past MAX_BOOK_ID, so no id above it is ever issued', async () => {
+    await setHighMark(MAX_BOOK_ID - 1);
+    const store = new DynamoBookStore(client, tables.names.books);
+    await expect(store.create(book('exhausted'))).rejects.toBeInstanceOf(IdSpaceExhaustedError);
+  });
+});
+
+describe('the document client (DynamoDB Local)', () => {
+  it('leaves out undefined attributes rather than refusing the write', async () => {
+    const tables = await createTestTables();
+    await tables.documentClient.send(
+      new PutCommand({ TableName: tables.names.books, Item: { pk: 'X', sk: 1, absent: undefined, kept: 'yes' } }),
+    );
+    const { Item } = await tables.documentClient.send(
+      new GetCommand({ TableName: tables.names.books, Key: { pk: 'X', sk: 1 } }),
+    );
+    expect(Item).toStrictEqual({ pk: 'X', sk: 1, kept: 'yes' });
   });
 });
