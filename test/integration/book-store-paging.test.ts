@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { createTestTables } from '../support/dynamodb';
+import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
  * Listing a table bigger than one 1 MB DynamoDB page. It writes 2,400 books (about half a minute), so
@@ -32,7 +32,7 @@ const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
 describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', () => {
   it('lists every book across DynamoDB pages in ascending id order, and filters by index', async () => {
     const own = await createTestTables();
-    const listing = new DynamoBookStore(own.documentClient, own.names.books);
+    const listing = new DynamoBookStore(createPatientDocumentClient(own.endpoint), own.names.books);
     const bigTitle = 'x'.repeat(400); // ~3,000 books of ~0.5 KB exceed one 1 MB page
     const created = [];
     for (let start = 0; start < 2_400; start += 100) {

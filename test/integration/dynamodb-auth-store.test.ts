@@ -2,31 +2,27 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StoredUser } from '../../shared/auth/types';
 import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
-import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+import {
+  createPatientDocumentClient,
+  createRecordingDocumentClient,
+  createTestTables,
+  type SentCommand,
+} from '../support/dynamodb';
 
 /**
  * The auth table's stores on DynamoDB Local: users, spent nonces and secrets share one table and
  * one key attribute, told apart by their key's prefix. Commands are recorded where what the store
  * asks for matters (the key it looks up).
  */
-type Sent = { name: string; input: Record<string, any> };
-
 let tables: Awaited<ReturnType<typeof createTestTables>>;
 let client: ReturnType<typeof createPatientDocumentClient>;
-const sent: Sent[] = [];
+let sent: SentCommand[];
 const item = async (pk: string) =>
   (await client.send(new GetCommand({ TableName: tables.names.auth, Key: { pk } }))).Item;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  client = createPatientDocumentClient(tables.endpoint);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push({ name: String(context.commandName), input: structuredClone(args.input) as Record<string, any> });
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCommands' },
-  );
+  ({ client, sent } = createRecordingDocumentClient(tables.endpoint));
 });
 
 const user = (username: string, realm = 'books'): StoredUser => ({

@@ -1,13 +1,14 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
-import type { NewBook } from '../../shared/books/types';
+import type { BookFilter, NewBook } from '../../shared/books/types';
 import { ID_BLOCKS_KEY } from '../../shared/store/book-items';
+import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { IdSpaceExhaustedError } from '../../shared/store/errors';
+import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { IdBlockAllocator } from '../../shared/store/id-blocks';
-import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 const stamp = '2026-01-01T00:00:00.000Z';
 const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
@@ -146,5 +147,169 @@ describe('the document client (DynamoDB Local)', () => {
       new GetCommand({ TableName: tables.names.books, Key: { pk: 'X', sk: 1 } }),
     );
     expect(Item).toStrictEqual({ pk: 'X', sk: 1, kept: 'yes' });
+  });
+});
+
+describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoDB Local)', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  let recorded: ReturnType<typeof createRecordingDocumentClient>;
+  let store: DynamoBookStore;
+  const queries = () => recorded.sent.filter((command) => command.name === 'QueryCommand');
+  const list = async (filter: BookFilter, options?: ListOptions) => {
+    const ids: number[] = [];
+    for await (const found of store.iterate(filter, options)) ids.push(found.id);
+    return ids;
+  };
+  const put = (Item: Record<string, unknown>) =>
+    tables.documentClient.send(new PutCommand({ TableName: tables.names.books, Item }));
+  const remove = (Key: Record<string, unknown>) =>
+    tables.documentClient.send(new DeleteCommand({ TableName: tables.names.books, Key }));
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+    recorded = createRecordingDocumentClient(tables.endpoint);
+    store = new DynamoBookStore(recorded.client, tables.names.books);
+    for (let i = 0; i < 6; i++) await store.create(book(`edge-${i}`, { author: 'Edge Author', publicationYear: 1990 }));
+  });
+
+  it('asks each key for its share of a limited page plus one, never more than the limit', async () => {
+    recorded.sent.length = 0;
+    expect(await list({}, { limit: 3 })).toStrictEqual([1, 2, 3]);
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([2])); // ⌈3/32⌉ + 1
+    recorded.sent.length = 0;
+    await list({ author: 'edge author' }, { limit: 100 });
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([8])); // ⌈100/16⌉ + 1
+    recorded.sent.length = 0;
+    await list({ year: 1990 }, { limit: 1 });
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([1]));
+    recorded.sent.length = 0;
+    await list({});
+    expect(queries().every((command) => !('Limit' in command.input))).toBe(true);
+  });
+
+  it('resumes every key after the cursor’s id, on the table and on each index', async () => {
+    recorded.sent.length = 0;
+    expect(await list({}, { after: 2 })).toStrictEqual([3, 4, 5, 6]);
+    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({ pk: 'BOOK#7', sk: 2 });
+    recorded.sent.length = 0;
+    expect(await list({ author: 'EDGE AUTHOR' }, { after: 4 })).toStrictEqual([5, 6]);
+    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({
+      pk: 'BOOK#4',
+      sk: 4,
+      authorShard: '15#edge author',
+    });
+    recorded.sent.length = 0;
+    expect(await list({ year: 1990 }, { after: 5 })).toStrictEqual([6]);
+    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({
+      pk: 'BOOK#5',
+      sk: 5,
+      yearShard: '3#1990',
+    });
+    recorded.sent.length = 0;
+    await list({});
+    expect(queries().every((command) => !('ExclusiveStartKey' in command.input))).toBe(true);
+  });
+
+  it('a limit of 0 (or less) lists nothing; a limit stops the listing there', async () => {
+    expect(await list({}, { limit: 0 })).toStrictEqual([]);
+    expect(await list({}, { limit: -1 })).toStrictEqual([]);
+    expect(await list({}, { limit: 1 })).toStrictEqual([1]);
+    expect(await list({}, { limit: 6 })).toStrictEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('lists no books, and asks DynamoDB nothing, for an author no index key can hold', async () => {
+    recorded.sent.length = 0;
+    expect(await list({ author: 'a'.repeat(2047) })).toStrictEqual([]); // "0#" + 2047 bytes: 2049
+    expect(queries()).toHaveLength(0);
+    expect(await list({ author: 'é'.repeat(1024) })).toStrictEqual([]);
+    expect(queries()).toHaveLength(0);
+    expect(await list({ author: 'a'.repeat(2046) })).toStrictEqual([]); // 2048 bytes: asked, found nothing
+    expect(queries()).toHaveLength(16);
+  });
+
+  it('a create whose id is taken by an item written behind its back is a StoreInvariantError, not a duplicate', async () => {
+    const own = await createTestTables();
+    const client = createPatientDocumentClient(own.endpoint);
+    await client.send(new PutCommand({ TableName: own.names.books, Item: { pk: 'BOOK#1', sk: 1, id: 1 } }));
+    const fresh = new DynamoBookStore(client, own.names.books);
+    await expect(fresh.create(book('edge-taken-id'))).rejects.toThrow(
+      new StoreInvariantError('Book 1 already exists though its id block issued it'),
+    );
+    expect((await fresh.create(book('edge-taken-id'))).id).toBe(2);
+  });
+
+  it('a delete whose ISBN claim is gone is a StoreInvariantError, and deletes nothing', async () => {
+    const target = await store.create(book('edge-claim-gone'));
+    await remove({ pk: 'ISBN#EDGECLAIMGONE', sk: 0 });
+    await expect(store.delete(target.id)).rejects.toThrow(
+      new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
+    );
+    expect(await store.get(target.id)).toEqual(target);
+  });
+
+  it('an ISBN change whose old claim belongs to another book is a StoreInvariantError, and changes nothing', async () => {
+    const target = await store.create(book('edge-foreign'));
+    await put({ pk: 'ISBN#EDGEFOREIGN', sk: 0, bookId: 1 });
+    await expect(store.update(target.id, (current) => ({ ...current, isbn: 'edge-foreign-2' }))).rejects.toThrow(
+      new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
+    );
+    expect(await store.get(target.id)).toEqual(target);
+  });
+
+  it('an update that keeps the ISBN writes the book alone, conditioned on the version it read', async () => {
+    const target = await store.create(book('edge-keep'));
+    recorded.sent.length = 0;
+    const updated = await store.update(target.id, (current) => ({ ...current, title: 'Kept ISBN' }));
+    expect(updated).toEqual({ ...target, title: 'Kept ISBN' });
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['GetItemCommand', 'PutItemCommand']);
+    expect(recorded.sent[1]?.input).toMatchObject({
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': 1 },
+      Item: { version: 2, title: 'Kept ISBN' },
+    });
+  });
+});
+
+describe('DynamoBookStore when another writer gets in between its read and its write (DynamoDB Local)', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  /** A store whose first transaction waits for `interfere` to finish first: a writer that was faster. */
+  const interrupted = (interfere: () => Promise<unknown>) => {
+    const recorded = createRecordingDocumentClient(tables.endpoint);
+    let pending = true;
+    recorded.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (pending && context.commandName === 'TransactWriteItemsCommand') {
+          pending = false;
+          await interfere();
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'interfere' },
+    );
+    const transactions = () => recorded.sent.filter((command) => command.name === 'TransactWriteItemsCommand');
+    return { store: new DynamoBookStore(recorded.client, tables.names.books), transactions };
+  };
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+  });
+
+  it('a delete runs again on the newer version, and deletes it', async () => {
+    const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
+    const target = await other.create(book('race-delete'));
+    const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
+    await store.delete(target.id);
+    expect(await other.get(target.id)).toBeUndefined();
+    expect(transactions()).toHaveLength(2);
+  });
+
+  it('an update that moves the ISBN runs again on the newer version, keeping the other writer’s change', async () => {
+    const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
+    const target = await other.create(book('race-move'));
+    const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
+    const moved = await store.update(target.id, (current) => ({ ...current, isbn: 'race-moved' }));
+    expect(moved).toMatchObject({ title: 'newer', isbn: 'race-moved' });
+    expect(await other.get(target.id)).toEqual(moved);
+    expect(transactions()).toHaveLength(2);
   });
 });

@@ -10,27 +10,14 @@ import { TableLayoutError } from '../../shared/store/errors';
 import { ID_BLOCK_SIZE } from '../../shared/store/id-blocks';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { assertBooksTableLayout } from '../../shared/store/table-layout';
-import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
  * The sharded layout on DynamoDB Local, with every command the store sends recorded from the real
  * client: DynamoDB Local reads are always strongly consistent and never throttle, so what a real
  * table would do differently is asserted on the commands themselves.
  */
-type Sent = { name: string; input: Record<string, any> };
-
-const recordingClient = (endpoint: string) => {
-  const client = createPatientDocumentClient(endpoint);
-  const sent: Sent[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push({ name: String(context.commandName), input: structuredClone(args.input) as Record<string, any> });
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCommands' },
-  );
-  return { client, sent };
-};
+const recordingClient = createRecordingDocumentClient;
 
 const stamp = '2026-01-01T00:00:00.000Z';
 let seq = 0;

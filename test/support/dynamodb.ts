@@ -33,3 +33,24 @@ export const createPatientDocumentClient = (endpoint: string) =>
     }),
     { marshallOptions: { removeUndefinedValues: true } },
   );
+
+/** A command as the store sent it: the SDK's command name and its input. */
+export type SentCommand = { name: string; input: Record<string, any> };
+
+/**
+ * A patient document client that records every command sent through it (once per call, before the
+ * SDK's retries), so tests can assert what a real table would do differently from DynamoDB Local
+ * (strongly consistent reads, conditions, page sizes) on the commands themselves.
+ */
+export const createRecordingDocumentClient = (endpoint: string) => {
+  const client = createPatientDocumentClient(endpoint);
+  const sent: SentCommand[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push({ name: String(context.commandName), input: structuredClone(args.input) as Record<string, any> });
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return { client, sent };
+};
