@@ -1,16 +1,14 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
-import type { Book, BookFilter, NewBook } from '../../shared/books/types';
+import { MAX_BOOK_ID } from '../../shared/books/limits';
+import type { BookFilter, NewBook } from '../../shared/books/types';
+import { ID_BLOCKS_KEY } from '../../shared/store/book-items';
+import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { createTestTables } from '../support/dynamodb';
-
-/** Every match, collected from the store's page-by-page iteration. */
-const listAll = async (store: DynamoBookStore, filter: BookFilter): Promise<Book[]> => {
-  const books: Book[] = [];
-  for await (const book of store.iterate(filter)) books.push(book);
-  return books;
-};
+import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
+import { IdBlockAllocator } from '../../shared/store/id-blocks';
+import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 const stamp = '2026-01-01T00:00:00.000Z';
 const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
@@ -29,7 +27,7 @@ describe('DynamoBookStore against DynamoDB Local', () => {
 
   beforeAll(async () => {
     tables = await createTestTables();
-    store = new DynamoBookStore(tables.documentClient, tables.names.books);
+    store = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
   });
 
   const isbnClaim = async (normalised: string) =>
@@ -100,41 +98,218 @@ describe('DynamoBookStore against DynamoDB Local', () => {
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(failures.every((r) => r.reason instanceof DuplicateIsbnError)).toBe(true);
   });
+});
 
-  it('lists every book across DynamoDB pages in ascending id order, and filters by index', async () => {
+describe('id blocks at the end of the id space (DynamoDB Local)', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  let client: ReturnType<typeof createPatientDocumentClient>;
+  const setHighMark = (highMark: number) =>
+    client.send(new PutCommand({ TableName: tables.names.books, Item: { ...ID_BLOCKS_KEY, highMark } }));
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+    client = createPatientDocumentClient(tables.endpoint);
+  });
+
+  it('hands out a block’s ids in order, one reservation per block, the next block after the highest reserved', async () => {
+    await setHighMark(40);
+    const ids = new IdBlockAllocator(client, tables.names.books, 3);
+    const issued = [];
+    for (let i = 0; i < 7; i++) issued.push(await ids.allocate());
+    expect(issued).toStrictEqual([41, 42, 43, 44, 45, 46, 47]);
+    const { Item } = await client.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }));
+    expect(Item?.highMark).toBe(49);
+  });
+
+  it('issues ids up to MAX_BOOK_ID, then refuses with IdSpaceExhaustedError, and keeps refusing', async () => {
+    await setHighMark(MAX_BOOK_ID - 3);
+    const ids = new IdBlockAllocator(client, tables.names.books, 3);
+    const issued = [await ids.allocate(), await ids.allocate(), await ids.allocate()];
+    expect(issued).toStrictEqual([MAX_BOOK_ID - 2, MAX_BOOK_ID - 1, MAX_BOOK_ID]);
+    await expect(ids.allocate()).rejects.toThrow(new IdSpaceExhaustedError('No book ids left'));
+    await expect(ids.allocate()).rejects.toBeInstanceOf(IdSpaceExhaustedError);
+  });
+
+  it('refuses a block that would start past MAX_BOOK_ID, so no id above it is ever issued', async () => {
+    await setHighMark(MAX_BOOK_ID - 1);
+    const store = new DynamoBookStore(client, tables.names.books);
+    await expect(store.create(book('exhausted'))).rejects.toBeInstanceOf(IdSpaceExhaustedError);
+  });
+});
+
+describe('the document client (DynamoDB Local)', () => {
+  it('leaves out undefined attributes rather than refusing the write', async () => {
+    const tables = await createTestTables();
+    await tables.documentClient.send(
+      new PutCommand({ TableName: tables.names.books, Item: { pk: 'X', sk: 1, absent: undefined, kept: 'yes' } }),
+    );
+    const { Item } = await tables.documentClient.send(
+      new GetCommand({ TableName: tables.names.books, Key: { pk: 'X', sk: 1 } }),
+    );
+    expect(Item).toStrictEqual({ pk: 'X', sk: 1, kept: 'yes' });
+  });
+});
+
+describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoDB Local)', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  let recorded: ReturnType<typeof createRecordingDocumentClient>;
+  let store: DynamoBookStore;
+  const queries = () => recorded.sent.filter((command) => command.name === 'QueryCommand');
+  const list = async (filter: BookFilter, options?: ListOptions) => {
+    const ids: number[] = [];
+    for await (const found of store.iterate(filter, options)) ids.push(found.id);
+    return ids;
+  };
+  const put = (Item: Record<string, unknown>) =>
+    tables.documentClient.send(new PutCommand({ TableName: tables.names.books, Item }));
+  const remove = (Key: Record<string, unknown>) =>
+    tables.documentClient.send(new DeleteCommand({ TableName: tables.names.books, Key }));
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+    recorded = createRecordingDocumentClient(tables.endpoint);
+    store = new DynamoBookStore(recorded.client, tables.names.books);
+    for (let i = 0; i < 6; i++) await store.create(book(`edge-${i}`, { author: 'Edge Author', publicationYear: 1990 }));
+  });
+
+  it('asks each key for its share of a limited page plus one, never more than the limit', async () => {
+    recorded.sent.length = 0;
+    expect(await list({}, { limit: 3 })).toStrictEqual([1, 2, 3]);
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([2])); // ⌈3/32⌉ + 1
+    recorded.sent.length = 0;
+    await list({ author: 'edge author' }, { limit: 100 });
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([8])); // ⌈100/16⌉ + 1
+    recorded.sent.length = 0;
+    await list({ year: 1990 }, { limit: 1 });
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([1]));
+    recorded.sent.length = 0;
+    await list({});
+    expect(queries().every((command) => !('Limit' in command.input))).toBe(true);
+  });
+
+  it('resumes every key after the cursor’s id, on the table and on each index', async () => {
+    recorded.sent.length = 0;
+    expect(await list({}, { after: 2 })).toStrictEqual([3, 4, 5, 6]);
+    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({ pk: 'BOOK#7', sk: 2 });
+    recorded.sent.length = 0;
+    expect(await list({ author: 'EDGE AUTHOR' }, { after: 4 })).toStrictEqual([5, 6]);
+    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({
+      pk: 'BOOK#4',
+      sk: 4,
+      authorShard: '15#edge author',
+    });
+    recorded.sent.length = 0;
+    expect(await list({ year: 1990 }, { after: 5 })).toStrictEqual([6]);
+    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({
+      pk: 'BOOK#5',
+      sk: 5,
+      yearShard: '3#1990',
+    });
+    recorded.sent.length = 0;
+    await list({});
+    expect(queries().every((command) => !('ExclusiveStartKey' in command.input))).toBe(true);
+  });
+
+  it('a limit of 0 (or less) lists nothing; a limit stops the listing there', async () => {
+    expect(await list({}, { limit: 0 })).toStrictEqual([]);
+    expect(await list({}, { limit: -1 })).toStrictEqual([]);
+    expect(await list({}, { limit: 1 })).toStrictEqual([1]);
+    expect(await list({}, { limit: 6 })).toStrictEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('lists no books, and asks DynamoDB nothing, for an author no index key can hold', async () => {
+    recorded.sent.length = 0;
+    expect(await list({ author: 'a'.repeat(2047) })).toStrictEqual([]); // "0#" + 2047 bytes: 2049
+    expect(queries()).toHaveLength(0);
+    expect(await list({ author: 'é'.repeat(1024) })).toStrictEqual([]);
+    expect(queries()).toHaveLength(0);
+    expect(await list({ author: 'a'.repeat(2046) })).toStrictEqual([]); // 2048 bytes: asked, found nothing
+    expect(queries()).toHaveLength(16);
+  });
+
+  it('a create whose id is taken by an item written behind its back is a StoreInvariantError, not a duplicate', async () => {
     const own = await createTestTables();
-    const listing = new DynamoBookStore(own.documentClient, own.names.books);
-    const bigTitle = 'x'.repeat(400); // ~3,000 books of ~0.5 KB exceed one 1 MB page
-    const created = [];
-    for (let start = 0; start < 2_400; start += 100) {
-      created.push(
-        ...(await Promise.all(
-          Array.from({ length: 100 }, (_, i) =>
-            listing.create(
-              book(`page-${start + i}`, {
-                title: bigTitle,
-                author: i % 2 ? 'Ursula K. Le Guin' : 'Other',
-                publicationYear: 1900 + (i % 10),
-              }),
-            ),
-          ),
-        )),
-      );
-    }
-    const all = await listAll(listing, {});
-    expect(all).toHaveLength(created.length);
-    expect(all.map((b) => b.id)).toEqual(created.map((b) => b.id).sort((x, y) => x - y));
+    const client = createPatientDocumentClient(own.endpoint);
+    await client.send(new PutCommand({ TableName: own.names.books, Item: { pk: 'BOOK#1', sk: 1, id: 1 } }));
+    const fresh = new DynamoBookStore(client, own.names.books);
+    await expect(fresh.create(book('edge-taken-id'))).rejects.toThrow(
+      new StoreInvariantError('Book 1 already exists though its id block issued it'),
+    );
+    expect((await fresh.create(book('edge-taken-id'))).id).toBe(2);
+  });
 
-    const scanned = await own.documentClient.send(new ScanCommand({ TableName: own.names.books, Select: 'COUNT' }));
-    expect(scanned.LastEvaluatedKey).toBeDefined(); // the table really is bigger than one page
+  it('a delete whose ISBN claim is gone is a StoreInvariantError, and deletes nothing', async () => {
+    const target = await store.create(book('edge-claim-gone'));
+    await remove({ pk: 'ISBN#EDGECLAIMGONE', sk: 0 });
+    await expect(store.delete(target.id)).rejects.toThrow(
+      new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
+    );
+    expect(await store.get(target.id)).toEqual(target);
+  });
 
-    const byAuthor = await listAll(listing, { author: 'URSULA k. le guin' });
-    expect(byAuthor).toHaveLength(1_200);
-    const byBoth = await listAll(listing, { author: 'ursula k. le guin', year: 1901 });
-    expect(byBoth.every((b) => b.publicationYear === 1901 && b.author === 'Ursula K. Le Guin')).toBe(true);
-    expect(byBoth).toHaveLength(240);
-    const byYear = await listAll(listing, { year: 1900 });
-    expect(byYear).toHaveLength(240);
-    expect(byYear.map((b) => b.id)).toEqual([...byYear.map((b) => b.id)].sort((x, y) => x - y));
-  }, 120_000);
+  it('an ISBN change whose old claim belongs to another book is a StoreInvariantError, and changes nothing', async () => {
+    const target = await store.create(book('edge-foreign'));
+    await put({ pk: 'ISBN#EDGEFOREIGN', sk: 0, bookId: 1 });
+    await expect(store.update(target.id, (current) => ({ ...current, isbn: 'edge-foreign-2' }))).rejects.toThrow(
+      new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
+    );
+    expect(await store.get(target.id)).toEqual(target);
+  });
+
+  it('an update that keeps the ISBN writes the book alone, conditioned on the version it read', async () => {
+    const target = await store.create(book('edge-keep'));
+    recorded.sent.length = 0;
+    const updated = await store.update(target.id, (current) => ({ ...current, title: 'Kept ISBN' }));
+    expect(updated).toEqual({ ...target, title: 'Kept ISBN' });
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['GetItemCommand', 'PutItemCommand']);
+    expect(recorded.sent[1]?.input).toMatchObject({
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': 1 },
+      Item: { version: 2, title: 'Kept ISBN' },
+    });
+  });
+});
+
+describe('DynamoBookStore when another writer gets in between its read and its write (DynamoDB Local)', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  /** A store whose first transaction waits for `interfere` to finish first: a writer that was faster. */
+  const interrupted = (interfere: () => Promise<unknown>) => {
+    const recorded = createRecordingDocumentClient(tables.endpoint);
+    let pending = true;
+    recorded.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (pending && context.commandName === 'TransactWriteItemsCommand') {
+          pending = false;
+          await interfere();
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'interfere' },
+    );
+    const transactions = () => recorded.sent.filter((command) => command.name === 'TransactWriteItemsCommand');
+    return { store: new DynamoBookStore(recorded.client, tables.names.books), transactions };
+  };
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+  });
+
+  it('a delete runs again on the newer version, and deletes it', async () => {
+    const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
+    const target = await other.create(book('race-delete'));
+    const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
+    await store.delete(target.id);
+    expect(await other.get(target.id)).toBeUndefined();
+    expect(transactions()).toHaveLength(2);
+  });
+
+  it('an update that moves the ISBN runs again on the newer version, keeping the other writer’s change', async () => {
+    const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
+    const target = await other.create(book('race-move'));
+    const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
+    const moved = await store.update(target.id, (current) => ({ ...current, isbn: 'race-moved' }));
+    expect(moved).toMatchObject({ title: 'newer', isbn: 'race-moved' });
+    expect(await other.get(target.id)).toEqual(moved);
+    expect(transactions()).toHaveLength(2);
+  });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -5,31 +6,18 @@ import { ensureTables } from '../../local/tables';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
 import { BOOK_SHARDS, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { createDocumentClient } from '../../shared/store/dynamodb-client';
 import { TableLayoutError } from '../../shared/store/errors';
 import { ID_BLOCK_SIZE } from '../../shared/store/id-blocks';
 import { checkBooksTable } from '../../shared/store/invariants';
-import { createTestTables } from '../support/dynamodb';
+import { assertBooksTableLayout } from '../../shared/store/table-layout';
+import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
  * The sharded layout on DynamoDB Local, with every command the store sends recorded from the real
  * client: DynamoDB Local reads are always strongly consistent and never throttle, so what a real
  * table would do differently is asserted on the commands themselves.
  */
-type Sent = { name: string; input: Record<string, any> };
-
-const recordingClient = (endpoint: string) => {
-  const client = createDocumentClient(endpoint);
-  const sent: Sent[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push({ name: String(context.commandName), input: structuredClone(args.input) as Record<string, any> });
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCommands' },
-  );
-  return { client, sent };
-};
+const recordingClient = createRecordingDocumentClient;
 
 const stamp = '2026-01-01T00:00:00.000Z';
 let seq = 0;
@@ -167,7 +155,7 @@ describe('the sharded book store', () => {
   });
 
   it('never reuses an id: another container takes the next block, and ids stay unique', async () => {
-    const other = new DynamoBookStore(tables.documentClient, tables.names.books);
+    const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
     const created = await other.create(book());
     expect(created.id).toBe(ID_BLOCK_SIZE + 1);
     const more = await store.create(book());
@@ -219,5 +207,114 @@ describe('a books table in the older layout', () => {
       /older single-partition layout.*remove the data folder/,
     );
     await expect(ensureTables(tables.client, tables.names)).resolves.toBeUndefined();
+  });
+});
+
+describe('the books table layout check', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  const attribute = (name: string) => ({ AttributeName: name, AttributeType: name === 'sk' ? 'N' : 'S' }) as const;
+  /** A table keyed [hash, range] with indexes named [name, hash, range?]. */
+  const createTable = async (keys: string[], indexes: [string, string, string?][]) => {
+    const name = `layout-${randomUUID().slice(0, 8)}`;
+    const keySchema = ([hash, range]: (string | undefined)[]) => [
+      { AttributeName: hash, KeyType: 'HASH' as const },
+      ...(range ? [{ AttributeName: range, KeyType: 'RANGE' as const }] : []),
+    ];
+    const names = new Set([...keys, ...indexes.flatMap(([, hash, range]) => (range ? [hash, range] : [hash]))]);
+    await tables.client.send(
+      new CreateTableCommand({
+        TableName: name,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [...names].map(attribute),
+        KeySchema: keySchema(keys),
+        ...(indexes.length > 0 && {
+          GlobalSecondaryIndexes: indexes.map(([indexName, hash, range]) => ({
+            IndexName: indexName,
+            KeySchema: keySchema([hash, range]),
+            Projection: { ProjectionType: 'ALL' as const },
+          })),
+        }),
+      }),
+    );
+    return name;
+  };
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+  });
+
+  it('accepts the table npm start and the stack create, whatever order DynamoDB lists its indexes in', async () => {
+    await expect(assertBooksTableLayout(tables.documentClient, tables.names.books)).resolves.toBeUndefined();
+    const reversed = await createTable(
+      ['pk', 'sk'],
+      [
+        ['byYearShard', 'yearShard', 'sk'],
+        ['byAuthorShard', 'authorShard', 'sk'],
+      ],
+    );
+    await expect(assertBooksTableLayout(tables.documentClient, reversed)).resolves.toBeUndefined();
+  });
+
+  it('refuses a table without indexes, saying what it has and what it needs, and what to do', async () => {
+    const name = await createTable(['pk', 'sk'], []);
+    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
+      new TableLayoutError(
+        `Table ${name} is not laid out as this version of the service reads it (it has no indexes; ` +
+          'expected byAuthorShard and byYearShard). It may hold books in the older single-partition layout: ' +
+          'use a new table (locally, stop npm start and remove the data folder, .data by default) and load the books again.',
+      ),
+    );
+  });
+
+  it('names each index it found with its keys', async () => {
+    const name = await createTable(
+      ['pk', 'sk'],
+      [
+        ['byAuthorShard', 'authorShard', 'sk'],
+        ['byYear', 'yearShard'],
+      ],
+    );
+    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
+      '(it has byAuthorShard(authorShard,sk), byYear(yearShard,); expected byAuthorShard and byYearShard)',
+    );
+  });
+
+  it.each<[string, string[], [string, string, string?][]]>([
+    [
+      'the table’s sort key is missing',
+      ['pk'],
+      [
+        ['byAuthorShard', 'authorShard', 'sk'],
+        ['byYearShard', 'yearShard', 'sk'],
+      ],
+    ],
+    [
+      'the table’s keys are named otherwise',
+      ['id', 'sk'],
+      [
+        ['byAuthorShard', 'authorShard', 'sk'],
+        ['byYearShard', 'yearShard', 'sk'],
+      ],
+    ],
+    [
+      'an index’s sort key is another',
+      ['pk', 'sk'],
+      [
+        ['byAuthorShard', 'authorShard', 'sk'],
+        ['byYearShard', 'yearShard', 'pk'],
+      ],
+    ],
+    [
+      'an index’s keys are swapped',
+      ['pk', 'sk'],
+      [
+        ['byAuthorShard', 'authorShard', 'sk'],
+        ['byYearShard', 'sk', 'yearShard'],
+      ],
+    ],
+    ['an index is missing', ['pk', 'sk'], [['byAuthorShard', 'authorShard', 'sk']]],
+  ])('refuses a table where %s', async (_, keys, indexes) => {
+    const name = await createTable(keys, indexes);
+    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toBeInstanceOf(TableLayoutError);
   });
 });

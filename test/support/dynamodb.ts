@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { ensureTables, type TableNames } from '../../local/tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/store/dynamodb-client';
@@ -11,4 +13,44 @@ export const createTestTables = async () => {
   const client = createDynamoClient(endpoint);
   await ensureTables(client, names);
   return { endpoint, names, client, documentClient: createDocumentClient(endpoint) };
+};
+
+/**
+ * A document client for the store's own tests, marshalling as the service's does, that gives
+ * DynamoDB Local time. The service's 2 s request timeout is for a DynamoDB that stopped answering
+ * (tested in test/reliability/faults-*); DynamoDB Local on a busy machine (mutation testing runs the
+ * store's tests hundreds of times) can take longer than that for a burst of transactions, and a
+ * timed-out write the SDK then retries can apply twice (an id block reserved twice).
+ */
+export const createPatientDocumentClient = (endpoint: string) =>
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+      requestHandler: { requestTimeout: 60_000 },
+    }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+
+/** A command as the store sent it: the SDK's command name and its input. */
+export type SentCommand = { name: string; input: Record<string, any> };
+
+/**
+ * A patient document client that records every command sent through it (once per call, before the
+ * SDK's retries), so tests can assert what a real table would do differently from DynamoDB Local
+ * (strongly consistent reads, conditions, page sizes) on the commands themselves.
+ */
+export const createRecordingDocumentClient = (endpoint: string) => {
+  const client = createPatientDocumentClient(endpoint);
+  const sent: SentCommand[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push({ name: String(context.commandName), input: structuredClone(args.input) as Record<string, any> });
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return { client, sent };
 };

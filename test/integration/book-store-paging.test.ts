@@ -1,0 +1,69 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import type { Book, BookFilter, NewBook } from '../../shared/books/types';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+
+/**
+ * Listing a table bigger than one 1 MB DynamoDB page. It writes 2,400 books (about half a minute), so
+ * it lives apart from the store's fast tests (test/integration/*-store.test.ts), which mutation
+ * testing runs against every mutant of shared/store; there the pages are made small with a limit
+ * (sharded-book-store.test.ts) and the same LastEvaluatedKey loop is exercised.
+ */
+
+/** Every match, collected from the store's page-by-page iteration. */
+const listAll = async (store: DynamoBookStore, filter: BookFilter): Promise<Book[]> => {
+  const books: Book[] = [];
+  for await (const book of store.iterate(filter)) books.push(book);
+  return books;
+};
+
+const stamp = '2026-01-01T00:00:00.000Z';
+const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
+  title: 'Title',
+  author: 'Author',
+  isbn,
+  publicationYear: 2000,
+  createdAt: stamp,
+  updatedAt: stamp,
+  ...extra,
+});
+
+describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', () => {
+  it('lists every book across DynamoDB pages in ascending id order, and filters by index', async () => {
+    const own = await createTestTables();
+    const listing = new DynamoBookStore(createPatientDocumentClient(own.endpoint), own.names.books);
+    const bigTitle = 'x'.repeat(400); // ~3,000 books of ~0.5 KB exceed one 1 MB page
+    const created = [];
+    for (let start = 0; start < 2_400; start += 100) {
+      created.push(
+        ...(await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            listing.create(
+              book(`page-${start + i}`, {
+                title: bigTitle,
+                author: i % 2 ? 'Ursula K. Le Guin' : 'Other',
+                publicationYear: 1900 + (i % 10),
+              }),
+            ),
+          ),
+        )),
+      );
+    }
+    const all = await listAll(listing, {});
+    expect(all).toHaveLength(created.length);
+    expect(all.map((b) => b.id)).toEqual(created.map((b) => b.id).sort((x, y) => x - y));
+
+    const scanned = await own.documentClient.send(new ScanCommand({ TableName: own.names.books, Select: 'COUNT' }));
+    expect(scanned.LastEvaluatedKey).toBeDefined(); // the table really is bigger than one page
+
+    const byAuthor = await listAll(listing, { author: 'URSULA k. le guin' });
+    expect(byAuthor).toHaveLength(1_200);
+    const byBoth = await listAll(listing, { author: 'ursula k. le guin', year: 1901 });
+    expect(byBoth.every((b) => b.publicationYear === 1901 && b.author === 'Ursula K. Le Guin')).toBe(true);
+    expect(byBoth).toHaveLength(240);
+    const byYear = await listAll(listing, { year: 1900 });
+    expect(byYear).toHaveLength(240);
+    expect(byYear.map((b) => b.id)).toEqual([...byYear.map((b) => b.id)].sort((x, y) => x - y));
+  }, 120_000);
+});

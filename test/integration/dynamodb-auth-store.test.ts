@@ -1,0 +1,146 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { StoredUser } from '../../shared/auth/types';
+import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import {
+  createPatientDocumentClient,
+  createRecordingDocumentClient,
+  createTestTables,
+  type SentCommand,
+} from '../support/dynamodb';
+
+/**
+ * The auth table's stores on DynamoDB Local: users, spent nonces and secrets share one table and
+ * one key attribute, told apart by their key's prefix. Commands are recorded where what the store
+ * asks for matters (the key it looks up).
+ */
+let tables: Awaited<ReturnType<typeof createTestTables>>;
+let client: ReturnType<typeof createPatientDocumentClient>;
+let sent: SentCommand[];
+const item = async (pk: string) =>
+  (await client.send(new GetCommand({ TableName: tables.names.auth, Key: { pk } }))).Item;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  ({ client, sent } = createRecordingDocumentClient(tables.endpoint));
+});
+
+const user = (username: string, realm = 'books'): StoredUser => ({
+  username,
+  realm,
+  ha1: { MD5: `md5-of-${username}`, 'SHA-256': `sha256-of-${username}` },
+});
+
+describe('DynamoUserStore', () => {
+  let users: DynamoUserStore;
+  beforeAll(() => {
+    users = new DynamoUserStore(client, tables.names.auth);
+  });
+
+  it('stores a user under USER#<name> and reads back name, realm and both HA1 values', async () => {
+    await users.put(user('alice'));
+    expect(await users.get('alice')).toStrictEqual(user('alice'));
+    expect(await item('USER#alice')).toStrictEqual({
+      pk: 'USER#alice',
+      username: 'alice',
+      realm: 'books',
+      ha1Md5: 'md5-of-alice',
+      ha1Sha256: 'sha256-of-alice',
+    });
+  });
+
+  it('replaces a user put again under the same name', async () => {
+    await users.put(user('bob', 'old-realm'));
+    await users.put(user('bob', 'books'));
+    expect(await users.get('bob')).toStrictEqual(user('bob', 'books'));
+  });
+
+  it('an unknown user is undefined', async () => {
+    expect(await users.get('nobody')).toBeUndefined();
+  });
+
+  it('a name too long for any key is nobody’s: one lookup of a key no user has, and undefined', async () => {
+    const longest = 'x'.repeat(2048 - 'USER#'.length);
+    await users.put(user(longest));
+    expect(await users.get(longest)).toStrictEqual(user(longest));
+
+    await client.send(new PutCommand({ TableName: tables.names.auth, Item: { ...user('NO-USER'), pk: 'NO-USER' } }));
+    sent.length = 0;
+    expect(await users.get(`${longest}y`)).toBeUndefined();
+    expect(await users.get('é'.repeat(1100))).toBeUndefined();
+    expect(sent.map((command) => [command.name, command.input.Key])).toStrictEqual([
+      ['GetItemCommand', { pk: 'NO-USER' }],
+      ['GetItemCommand', { pk: 'NO-USER' }],
+    ]);
+  });
+
+  it('delete says whether there was a user to delete', async () => {
+    await users.put(user('carol'));
+    expect(await users.delete('carol')).toBe(true);
+    expect(await users.get('carol')).toBeUndefined();
+    expect(await users.delete('carol')).toBe(false);
+  });
+
+  it('lists the users only (no nonces or secrets), sorted by name', async () => {
+    const own = await createTestTables();
+    const ownClient = createPatientDocumentClient(own.endpoint);
+    const listing = new DynamoUserStore(ownClient, own.names.auth);
+    expect(await listing.list()).toStrictEqual([]);
+    for (const name of ['mallory', 'Alice', 'bob', 'dave']) await listing.put(user(name));
+    await new DynamoNonceLedger(ownClient, own.names.auth).spend('n1', 1_000);
+    await new DynamoSecretStore(ownClient, own.names.auth).getOrCreate('key', () => 'secret');
+    await ownClient.send(new PutCommand({ TableName: own.names.auth, Item: { pk: 'xUSER#eve', username: 'eve' } }));
+    expect((await listing.list()).map((listed) => listed.username)).toStrictEqual(['Alice', 'bob', 'dave', 'mallory']);
+    expect((await listing.list())[0]).toStrictEqual(user('Alice'));
+  });
+});
+
+describe('DynamoNonceLedger', () => {
+  it('spends a nonce once: true the first time, false after', async () => {
+    const ledger = new DynamoNonceLedger(client, tables.names.auth);
+    expect(await ledger.spend('abc', 1_700_000_000)).toBe(true);
+    expect(await ledger.spend('abc', 1_700_000_000)).toBe(false);
+    expect(await ledger.spend('abd', 1_700_000_000)).toBe(true);
+  });
+
+  it('keeps a spent nonce a minute past its expiry before DynamoDB’s TTL may remove it', async () => {
+    await new DynamoNonceLedger(client, tables.names.auth).spend('ttl', 1_700_000_000);
+    expect(await item('NONCE#ttl')).toStrictEqual({ pk: 'NONCE#ttl', expiresAt: 1_700_000_060 });
+  });
+
+  it('passes on an error that is not a lost condition', async () => {
+    const ledger = new DynamoNonceLedger(client, 'no-such-table');
+    await expect(ledger.spend('x', 1)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+});
+
+describe('DynamoSecretStore', () => {
+  it('keeps a secret under SECRET#<name>, read back strongly consistently', async () => {
+    const secrets = new DynamoSecretStore(client, tables.names.auth);
+    sent.length = 0;
+    expect(await secrets.getOrCreate('nonce-key', () => 'v1')).toBe('v1');
+    expect(await secrets.getOrCreate('nonce-key', () => 'v2')).toBe('v1');
+    const reads = sent.filter((command) => command.name === 'GetItemCommand');
+    expect(reads.map((command) => command.input)).toStrictEqual([
+      { TableName: tables.names.auth, Key: { pk: 'SECRET#nonce-key' }, ConsistentRead: true },
+      { TableName: tables.names.auth, Key: { pk: 'SECRET#nonce-key' }, ConsistentRead: true },
+    ]);
+    expect(await item('SECRET#nonce-key')).toStrictEqual({ pk: 'SECRET#nonce-key', value: 'v1' });
+  });
+
+  it('refuses a secret item that holds no string, rather than overwriting or returning it', async () => {
+    await client.send(new PutCommand({ TableName: tables.names.auth, Item: { pk: 'SECRET#odd', value: 42 } }));
+    const secrets = new DynamoSecretStore(client, tables.names.auth);
+    await expect(secrets.getOrCreate('odd', () => 'fresh')).rejects.toThrow(
+      'Secret odd was created and removed at once',
+    );
+    expect(await item('SECRET#odd')).toStrictEqual({ pk: 'SECRET#odd', value: 42 });
+  });
+
+  it('passes on a failed write that is not a lost race', async () => {
+    const secrets = new DynamoSecretStore(client, tables.names.auth);
+    const tooLarge = 'x'.repeat(400 * 1024); // above DynamoDB's item size limit
+    await expect(secrets.getOrCreate('huge', () => tooLarge)).rejects.toMatchObject({ name: 'ValidationException' });
+    expect(await item('SECRET#huge')).toBeUndefined();
+  });
+});

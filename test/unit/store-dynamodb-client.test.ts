@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  CLIENT_LIMITS,
+  createDocumentClient,
+  createDynamoClient,
+  DYNAMODB_CALL_WORST_CASE_MS,
+} from '../../shared/store/dynamodb-client';
+
+/**
+ * The DynamoDB client's limits bound how long a failing call can hold a function (the stack's
+ * timeouts are checked against DYNAMODB_CALL_WORST_CASE_MS in test/infra; test/reliability/faults-*
+ * show the limits at work against servers that refuse, stall and throttle).
+ */
+describe('the DynamoDB client', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  /** The options the client's HTTP handler was made with. */
+  const handlerOptions = async (client: ReturnType<typeof createDynamoClient>) =>
+    (await (client.config.requestHandler as unknown as { configProvider: Promise<Record<string, unknown>> })
+      .configProvider) as Record<string, unknown>;
+
+  it('gives up on a call after 3 attempts of at most 2 s each, 1 s to connect, failing instead of waiting on', async () => {
+    const client = createDynamoClient('http://localhost:8000');
+    expect(CLIENT_LIMITS).toStrictEqual({ maxAttempts: 3, connectionTimeout: 1_000, requestTimeout: 2_000 });
+    expect(await client.config.maxAttempts()).toBe(3);
+    expect(await handlerOptions(client)).toMatchObject({
+      connectionTimeout: 1_000,
+      requestTimeout: 2_000,
+      throwOnRequestTimeout: true,
+    });
+  });
+
+  it('the same limits hold for the service’s client, without a local endpoint', async () => {
+    vi.stubEnv('DYNAMODB_ENDPOINT', undefined);
+    const client = createDynamoClient();
+    expect(client.config.isCustomEndpoint).toBe(false);
+    expect(await client.config.maxAttempts()).toBe(3);
+    expect(await handlerOptions(client)).toMatchObject({ requestTimeout: 2_000, throwOnRequestTimeout: true });
+  });
+
+  it('talks to DynamoDB Local at DYNAMODB_ENDPOINT with fixed credentials, in AWS_REGION or "local"', async () => {
+    vi.stubEnv('DYNAMODB_ENDPOINT', 'http://127.0.0.1:8123');
+    vi.stubEnv('AWS_REGION', undefined);
+    const local = createDynamoClient();
+    expect(local.config.isCustomEndpoint).toBe(true);
+    expect(await local.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1', port: 8123, protocol: 'http:' });
+    expect(await local.config.region()).toBe('local');
+    expect(await local.config.credentials()).toMatchObject({ accessKeyId: 'local', secretAccessKey: 'local' });
+
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    expect(await createDynamoClient().config.region()).toBe('eu-west-1');
+  });
+
+  it('the document client has the same endpoint and limits, and leaves undefined attributes out', async () => {
+    const document = createDocumentClient('http://127.0.0.1:8124');
+    expect(await document.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1', port: 8124 });
+    expect(await document.config.maxAttempts()).toBe(3);
+    expect(document.config.translateConfig?.marshallOptions).toStrictEqual({ removeUndefinedValues: true });
+  });
+
+  it('worst cases: the attempts’ time limits plus the SDK’s back-off ceilings (50 ms, or 1 s when throttled, doubling)', () => {
+    const transientBackoff = 50 + 100;
+    expect(DYNAMODB_CALL_WORST_CASE_MS).toStrictEqual({
+      silentServer: 3 * 2_000 + transientBackoff,
+      unreachableHost: 3 * 1_000 + transientBackoff,
+      throttled: 1_000 + 2_000,
+    });
+  });
+});

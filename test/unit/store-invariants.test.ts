@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_BOOK_ID } from '../../shared/books/limits';
+import type { Book } from '../../shared/books/types';
+import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book-items';
+import { findViolations } from '../../shared/store/invariants';
+
+/**
+ * The invariant checker over items as a scan returns them (test/reliability/invariants.test.ts seeds
+ * the same corruptions in DynamoDB Local). Operators read its messages: each names the item at fault.
+ */
+const stamp = '2026-01-01T00:00:00.000Z';
+const book = (id: number, extra: Partial<Book> = {}): Book => ({
+  id,
+  title: 'Title',
+  author: 'Ursula K. Le Guin',
+  isbn: `978-${id}`,
+  publicationYear: 1969,
+  createdAt: stamp,
+  updatedAt: stamp,
+  ...extra,
+});
+const bookItem = (id: number, extra: Partial<Book> = {}): Record<string, unknown> => ({
+  ...toBookItem(book(id, extra), 1),
+});
+const claim = (isbn: string, bookId: unknown) => ({ ...isbnClaimKey(isbn), bookId });
+const counter = (highMark: number) => ({ ...ID_BLOCKS_KEY, highMark });
+/** A consistent table: books with their claims and the id blocks item. */
+const table = (ids: number[], highMark = 100) => [
+  ...ids.flatMap((id) => [bookItem(id), claim(`978-${id}`, id)]),
+  counter(highMark),
+];
+
+describe('findViolations', () => {
+  it('finds nothing in a consistent table, and counts books, claims and the highest reserved id', () => {
+    expect(findViolations(table([1, 2, 40], 200))).toStrictEqual({ books: 3, claims: 3, lastId: 200, violations: [] });
+  });
+
+  it('an empty table is consistent, with no id reserved yet', () => {
+    expect(findViolations([])).toStrictEqual({ books: 0, claims: 0, lastId: 0, violations: [] });
+    expect(findViolations([counter(100)])).toStrictEqual({ books: 0, claims: 0, lastId: 100, violations: [] });
+  });
+
+  it('missing-claim: a book whose ISBN nobody claims', () => {
+    expect(findViolations([bookItem(1), counter(100)]).violations).toStrictEqual([
+      { kind: 'missing-claim', message: "Book 1's ISBN 9781 has no claim item" },
+    ]);
+  });
+
+  it('foreign-claim and orphan-claim: a claim that points at another book', () => {
+    const items = [bookItem(1), bookItem(2), claim('978-1', 1), claim('978-2', 1), counter(100)];
+    expect(findViolations(items).violations).toStrictEqual([
+      { kind: 'foreign-claim', message: "Book 2's ISBN 9782 is claimed by book 1" },
+      { kind: 'orphan-claim', message: 'Claim on ISBN 9782 points at book 1, which does not hold it' },
+    ]);
+  });
+
+  it('orphan-claim: a claim whose book is gone', () => {
+    expect(findViolations([...table([1]), claim('978-7', 7)]).violations).toStrictEqual([
+      { kind: 'orphan-claim', message: 'Claim on ISBN 9787 points at book 7, which does not hold it' },
+    ]);
+  });
+
+  it('duplicate-isbn: two books with one normalised ISBN (the second claim cannot exist)', () => {
+    const items = [bookItem(1, { isbn: '978-1' }), bookItem(2, { isbn: '9781' }), claim('978-1', 1), counter(100)];
+    expect(findViolations(items).violations).toStrictEqual([
+      { kind: 'foreign-claim', message: "Book 2's ISBN 9781 is claimed by book 1" },
+      { kind: 'duplicate-isbn', message: 'Books 1, 2 share the ISBN 9781' },
+    ]);
+  });
+
+  it('stale-isbn-key: a book whose stored isbnKey is not its normalised ISBN', () => {
+    const items = [{ ...bookItem(1), isbnKey: '9780' }, claim('978-1', 1), counter(100)];
+    expect(findViolations(items).violations).toStrictEqual([
+      { kind: 'stale-isbn-key', message: 'Book 1 has isbnKey 9780, not 9781' },
+    ]);
+  });
+
+  it.each(['authorKey', 'authorShard', 'yearShard'])(
+    'stale-index-key: a book whose %s does not follow from its author, year and id',
+    (name) => {
+      const items = [{ ...bookItem(3), [name]: 'stale' }, claim('978-3', 3), counter(100)];
+      expect(findViolations(items).violations).toStrictEqual([
+        { kind: 'stale-index-key', message: "Book 3's index keys do not match its author, year and id" },
+      ]);
+    },
+  );
+
+  it('id-mismatch: a book item whose id is not its sort key, or not a valid id (and it is not counted)', () => {
+    for (const [sk, id] of [
+      [5, 6],
+      [0, 0],
+      [-1, -1],
+      [1.5, 1.5],
+      [MAX_BOOK_ID + 1, MAX_BOOK_ID + 1],
+      ['5', '5'],
+    ]) {
+      const items = [{ ...bookItem(5), pk: 'BOOK#5', sk, id }, claim('978-5', 5), counter(100)];
+      const report = findViolations(items);
+      expect(report.books).toBe(0);
+      expect(report.violations[0]).toStrictEqual({
+        kind: 'id-mismatch',
+        message: `Book item with sk ${String(sk)} has id ${String(id)}`,
+      });
+    }
+  });
+
+  it('accepts the highest id there is, MAX_BOOK_ID', () => {
+    const items = [bookItem(MAX_BOOK_ID), claim(`978-${MAX_BOOK_ID}`, MAX_BOOK_ID), counter(MAX_BOOK_ID)];
+    expect(findViolations(items)).toMatchObject({ books: 1, violations: [] });
+  });
+
+  it('wrong-shard: a book under another shard’s partition key', () => {
+    const items = [{ ...bookItem(1), pk: 'BOOK#2' }, claim('978-1', 1), counter(100)];
+    expect(findViolations(items).violations).toStrictEqual([
+      { kind: 'wrong-shard', message: 'Book 1 is under BOOK#2, not BOOK#1' },
+    ]);
+  });
+
+  it('id-above-counter: a book above the highest reserved id; the highest itself is fine', () => {
+    expect(findViolations(table([100], 100)).violations).toStrictEqual([]);
+    expect(findViolations(table([101], 100)).violations).toStrictEqual([
+      { kind: 'id-above-counter', message: 'Book 101 is above the highest reserved id 100' },
+    ]);
+  });
+
+  it('missing-counter: books but no id blocks item', () => {
+    const items = table([1, 2]).filter((item) => item.pk !== ID_BLOCKS_KEY.pk);
+    expect(findViolations(items)).toStrictEqual({
+      books: 2,
+      claims: 2,
+      lastId: 0,
+      violations: [{ kind: 'missing-counter', message: '2 books but no id blocks item' }],
+    });
+  });
+
+  it('malformed-item: a book without ISBN or author (not counted), or an item of no known kind', () => {
+    const { isbn: _isbn, ...noIsbn } = bookItem(1);
+    const { author: _author, ...noAuthor } = bookItem(2);
+    const items = [
+      noIsbn,
+      noAuthor,
+      { pk: 'ISBN#9783', sk: 1, bookId: 3 },
+      { pk: 'ID_BLOCKS', sk: 1, highMark: 5 },
+      { pk: 'OTHER', sk: 0 },
+      { pk: 7, sk: 0 },
+      counter(100),
+    ];
+    expect(findViolations(items)).toStrictEqual({
+      books: 0,
+      claims: 0,
+      lastId: 100,
+      violations: [
+        { kind: 'malformed-item', message: 'Book 1 has no ISBN or author' },
+        { kind: 'malformed-item', message: 'Book 2 has no ISBN or author' },
+        { kind: 'malformed-item', message: 'Unknown item pk=ISBN#9783 sk=1' },
+        { kind: 'malformed-item', message: 'Unknown item pk=ID_BLOCKS sk=1' },
+        { kind: 'malformed-item', message: 'Unknown item pk=OTHER sk=0' },
+        { kind: 'malformed-item', message: 'Unknown item pk=7 sk=0' },
+      ],
+    });
+  });
+
+  it('reads the counter’s highMark as a number, as DynamoDB’s document client may give it', () => {
+    expect(findViolations([{ ...ID_BLOCKS_KEY, highMark: '300' }]).lastId).toBe(300);
+  });
+});
