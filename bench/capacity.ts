@@ -4,7 +4,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { ensureTables } from '../local/tables';
 import type { Book, NewBook } from '../shared/books/types';
 import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
-import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
+import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from '../shared/store/dynamodb-client';
 import { BOOKS_TABLE } from '../shared/store/tables';
 import { CapacityModel, type Ceiling, ceilingOf, type LoadProfile, mixOf, profileOf } from './capacity-model';
 import { type DynamoMeter, startDynamoMeter } from './dynamodb-meter';
@@ -43,7 +43,8 @@ export const measureCapacity = async (
   requests: number,
   source: string,
 ): Promise<CapacityResults> => {
-  const store = new DynamoBookStore(createDocumentClient(meter.endpoint), tableName);
+  // Units, not time, are measured here: a retried write would be metered twice.
+  const store = new DynamoBookStore(createDocumentClient(meter.endpoint, PATIENT_CLIENT_LIMITS), tableName);
   const model = new CapacityModel(BOOKS_TABLE);
   let seq = 0;
   const newBook = (extra: Partial<NewBook> = {}): NewBook => {

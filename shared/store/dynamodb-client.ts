@@ -31,11 +31,28 @@ export const DYNAMODB_CALL_WORST_CASE_MS = {
   throttled: backoffCeiling(THROTTLING_BACKOFF_BASE_MS),
 } as const;
 
+export type ClientLimits = { -readonly [name in keyof typeof CLIENT_LIMITS]: number };
+
+/**
+ * For tests and measurements against DynamoDB Local on a busy machine, never for a handler: one
+ * attempt (a timed-out write that is retried can apply twice, and a metered one counts twice) and
+ * room for a burst of connections and transactions.
+ */
+export const PATIENT_CLIENT_LIMITS: ClientLimits = {
+  maxAttempts: 1,
+  connectionTimeout: 10_000,
+  requestTimeout: 60_000,
+};
+
 /**
  * A client for Lambda, or for DynamoDB Local when `DYNAMODB_ENDPOINT` is set (DynamoDB
  * Local accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
+ * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
  */
-export const createDynamoClient = (endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBClient => {
+export const createDynamoClient = (
+  endpoint = process.env.DYNAMODB_ENDPOINT,
+  limits: Partial<ClientLimits> = {},
+): DynamoDBClient => {
   const local: DynamoDBClientConfig = endpoint
     ? {
         endpoint,
@@ -43,7 +60,7 @@ export const createDynamoClient = (endpoint = process.env.DYNAMODB_ENDPOINT): Dy
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }
     : {};
-  const { maxAttempts, connectionTimeout, requestTimeout } = CLIENT_LIMITS;
+  const { maxAttempts, connectionTimeout, requestTimeout } = { ...CLIENT_LIMITS, ...limits };
   return new DynamoDBClient({
     maxAttempts,
     // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
@@ -53,5 +70,10 @@ export const createDynamoClient = (endpoint = process.env.DYNAMODB_ENDPOINT): Dy
   });
 };
 
-export const createDocumentClient = (endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(createDynamoClient(endpoint), { marshallOptions: { removeUndefinedValues: true } });
+export const createDocumentClient = (
+  endpoint = process.env.DYNAMODB_ENDPOINT,
+  limits: Partial<ClientLimits> = {},
+): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(createDynamoClient(endpoint, limits), {
+    marshallOptions: { removeUndefinedValues: true },
+  });

@@ -1,3 +1,4 @@
+import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StoredUser } from '../../shared/auth/types';
@@ -106,6 +107,13 @@ describe('DynamoNonceLedger', () => {
   it('keeps a spent nonce a minute past its expiry before DynamoDB’s TTL may remove it', async () => {
     await new DynamoNonceLedger(client, tables.names.auth).spend('ttl', 1_700_000_000);
     expect(await item('NONCE#ttl')).toStrictEqual({ pk: 'NONCE#ttl', expiresAt: 1_700_000_060 });
+  });
+
+  it('the auth table lets DynamoDB’s TTL remove spent nonces by the attribute the ledger writes', async () => {
+    const { TimeToLiveDescription } = await tables.client.send(
+      new DescribeTimeToLiveCommand({ TableName: tables.names.auth }),
+    );
+    expect(TimeToLiveDescription).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
   });
 
   it('passes on an error that is not a lost condition', async () => {

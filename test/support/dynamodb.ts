@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { ensureTables, type TableNames } from '../../local/tables';
-import { createDocumentClient, createDynamoClient } from '../../shared/store/dynamodb-client';
+import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from '../../shared/store/dynamodb-client';
 
 /** Fresh, uniquely named tables in the run's DynamoDB Local, so test files never see each other's data. */
 export const createTestTables = async () => {
@@ -22,17 +20,7 @@ export const createTestTables = async () => {
  * store's tests hundreds of times) can take longer than that for a burst of transactions, and a
  * timed-out write the SDK then retries can apply twice (an id block reserved twice).
  */
-export const createPatientDocumentClient = (endpoint: string) =>
-  DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint,
-      region: 'local',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-      requestHandler: { requestTimeout: 60_000 },
-    }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
+export const createPatientDocumentClient = (endpoint: string) => createDocumentClient(endpoint, PATIENT_CLIENT_LIMITS);
 
 /** A command as the store sent it: the SDK's command name and its input. */
 export type SentCommand = { name: string; input: Record<string, any> };

@@ -4,6 +4,7 @@ import {
   createDocumentClient,
   createDynamoClient,
   DYNAMODB_CALL_WORST_CASE_MS,
+  PATIENT_CLIENT_LIMITS,
 } from '../../shared/store/dynamodb-client';
 
 /**
@@ -58,6 +59,15 @@ describe('the DynamoDB client', () => {
     expect(await document.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1', port: 8124 });
     expect(await document.config.maxAttempts()).toBe(3);
     expect(document.config.translateConfig?.marshallOptions).toStrictEqual({ removeUndefinedValues: true });
+  });
+
+  it('a test or a measurement may override a limit, one at a time, and keeps the others', async () => {
+    const patient = createDocumentClient('http://127.0.0.1:8124', PATIENT_CLIENT_LIMITS);
+    expect(await patient.config.maxAttempts()).toBe(1);
+    expect(await handlerOptions(patient as never)).toMatchObject({ connectionTimeout: 10_000, requestTimeout: 60_000 });
+    const oneAttempt = createDynamoClient('http://127.0.0.1:8124', { maxAttempts: 1 });
+    expect(await oneAttempt.config.maxAttempts()).toBe(1);
+    expect(await handlerOptions(oneAttempt)).toMatchObject({ connectionTimeout: 1_000, requestTimeout: 2_000 });
   });
 
   it('worst cases: the attempts’ time limits plus the SDK’s back-off ceilings (50 ms, or 1 s when throttled, doubling)', () => {
