@@ -59,10 +59,10 @@ export class DynamoBookStore implements BookStore {
       } catch (error) {
         const outcome = cancellation(error, 2);
         if (outcome === 'conflict') return RETRY;
-        const [bookFailed, isbnFailed] = outcome;
-        if (isbnFailed) throw new DuplicateIsbnError(book.isbn);
-        if (bookFailed) throw new StoreInvariantError(`Book ${id} already exists though its id block issued it`);
-        throw error;
+        const [, isbnTaken] = outcome;
+        if (isbnTaken) throw new DuplicateIsbnError(book.isbn);
+        // cancellation() names at least one failed condition; if not the claim's, the book's own.
+        throw new StoreInvariantError(`Book ${id} already exists though its id block issued it`);
       }
     });
   }
@@ -121,10 +121,10 @@ export class DynamoBookStore implements BookStore {
         return undefined;
       } catch (error) {
         const outcome = cancellation(error, 2);
-        const [bookChanged, claimFailed] = outcome === 'conflict' ? [true, false] : outcome;
+        if (outcome === 'conflict') return RETRY;
+        const [bookChanged] = outcome;
         if (bookChanged) return RETRY;
-        if (claimFailed) throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`);
-        throw error;
+        throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`);
       }
     });
   }
@@ -151,11 +151,10 @@ export class DynamoBookStore implements BookStore {
     } catch (error) {
       const outcome = cancellation(error, 3);
       if (outcome === 'conflict') return false;
-      const [bookChanged, releaseFailed, isbnTaken] = outcome;
+      const [bookChanged, , isbnTaken] = outcome;
       if (bookChanged) return false;
       if (isbnTaken) throw new DuplicateIsbnError(next.isbn);
-      if (releaseFailed) throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`);
-      throw error;
+      throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`);
     }
   }
 

@@ -1,7 +1,8 @@
 /**
  * Merges sources that are each in ascending order into one ascending sequence, pulling from a source
- * only when its head has been taken: a consumer that stops early leaves the sources unread. Written
- * here because it is a dozen lines over async iterators, which no maintained library merges lazily.
+ * only when its head has been taken: a consumer that stops early leaves the sources unread. On equal
+ * keys the earlier source goes first, so the merge is stable. Written here because it is a dozen
+ * lines over async iterators, which no maintained library merges lazily.
  */
 export async function* mergeAscending<T>(
   sources: AsyncIterable<T>[],

@@ -3,11 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { BookFilter, NewBook } from '../../shared/books/types';
-import { ID_BLOCKS_KEY } from '../../shared/store/book-items';
+import { ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
 import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { IdBlockAllocator } from '../../shared/store/id-blocks';
+import { checkBooksTable } from '../../shared/store/invariants';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 const stamp = '2026-01-01T00:00:00.000Z';
@@ -311,5 +312,71 @@ describe('DynamoBookStore when another writer gets in between its read and its w
     expect(moved).toMatchObject({ title: 'newer', isbn: 'race-moved' });
     expect(await other.get(target.id)).toEqual(moved);
     expect(transactions()).toHaveLength(2);
+  });
+});
+
+describe('DynamoBookStore: one key holding more than its share of a page (DynamoDB Local)', () => {
+  let recorded: ReturnType<typeof createRecordingDocumentClient>;
+  let store: DynamoBookStore;
+  /** The ids of the books by "Lopsided": the four of 64 whose id falls in index shard 0. */
+  let lopsided: number[];
+
+  beforeAll(async () => {
+    const own = await createTestTables();
+    recorded = createRecordingDocumentClient(own.endpoint);
+    store = new DynamoBookStore(recorded.client, own.names.books);
+    const created = await Promise.all(Array.from({ length: 64 }, (_, i) => store.create(book(`lop-${i}`))));
+    lopsided = created.map((each) => each.id).filter((id) => id % INDEX_SHARDS === 0);
+    for (const [n, id] of lopsided.entries()) {
+      await store.update(id, (current) => ({ ...current, author: 'Lopsided', publicationYear: n % 2 ? 1801 : 1800 }));
+    }
+  });
+  const list = async (filter: BookFilter, options?: ListOptions) => {
+    const ids: number[] = [];
+    for await (const found of store.iterate(filter, options)) ids.push(found.id);
+    return ids;
+  };
+
+  it('reads that key’s next pages when the merge needs more of its books', async () => {
+    expect(lopsided).toHaveLength(4);
+    recorded.sent.length = 0;
+    expect(await list({ author: 'lopsided' }, { limit: 4 })).toStrictEqual(lopsided);
+    const shardZero = recorded.sent.filter(
+      (command) =>
+        command.name === 'QueryCommand' && command.input.ExpressionAttributeValues[':author'] === '0#lopsided',
+    );
+    expect(shardZero.map((command) => command.input.Limit)).toStrictEqual([2, 2]); // ⌈4/16⌉ + 1 each
+    expect(shardZero[1]?.input.ExclusiveStartKey).toMatchObject({ sk: lopsided[1] });
+  });
+
+  it('an author and a year together: the author’s index, filtered by year', async () => {
+    expect(await list({ author: 'LOPSIDED', year: 1800 })).toStrictEqual([lopsided[0], lopsided[2]]);
+    expect(await list({ author: 'LOPSIDED', year: 1801 })).toStrictEqual([lopsided[1], lopsided[3]]);
+    expect(await list({ author: 'LOPSIDED', year: 2000 })).toStrictEqual([]);
+  });
+});
+
+describe('the invariant checker on DynamoDB Local', () => {
+  it('reads the whole table with strongly consistent scans, counts it and reports what is wrong', async () => {
+    const own = await createTestTables();
+    const writer = new DynamoBookStore(createPatientDocumentClient(own.endpoint), own.names.books);
+    for (let i = 0; i < 3; i++) await writer.create(book(`checked-${i}`));
+    const recorded = createRecordingDocumentClient(own.endpoint);
+    expect(await checkBooksTable(recorded.client, own.names.books)).toStrictEqual({
+      books: 3,
+      claims: 3,
+      lastId: 100,
+      violations: [],
+    });
+    const scans = recorded.sent.filter((command) => command.name === 'ScanCommand');
+    expect(scans.length).toBeGreaterThan(0);
+    expect(scans.every((command) => command.input.ConsistentRead === true)).toBe(true);
+
+    await own.documentClient.send(
+      new PutCommand({ TableName: own.names.books, Item: { pk: 'ISBN#NOBODYS', sk: 0, bookId: 99 } }),
+    );
+    expect((await checkBooksTable(recorded.client, own.names.books)).violations).toStrictEqual([
+      { kind: 'orphan-claim', message: 'Claim on ISBN NOBODYS points at book 99, which does not hold it' },
+    ]);
   });
 });

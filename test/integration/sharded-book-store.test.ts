@@ -10,6 +10,7 @@ import { TableLayoutError } from '../../shared/store/errors';
 import { ID_BLOCK_SIZE } from '../../shared/store/id-blocks';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { assertBooksTableLayout } from '../../shared/store/table-layout';
+import { BOOKS_TABLE } from '../../shared/store/tables';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
@@ -253,6 +254,26 @@ describe('the books table layout check', () => {
       ],
     );
     await expect(assertBooksTableLayout(tables.documentClient, reversed)).resolves.toBeUndefined();
+  });
+
+  it('accepts the indexes in either order in DynamoDB’s answer, which documents no order', async () => {
+    // DynamoDB Local lists them in one fixed order; the real answer is turned around here to see the other.
+    const turned = createPatientDocumentClient(tables.endpoint);
+    const listed: string[][] = [];
+    turned.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const table = (result.output as { Table?: { GlobalSecondaryIndexes?: { IndexName?: string }[] } }).Table;
+        table?.GlobalSecondaryIndexes?.reverse();
+        listed.push((table?.GlobalSecondaryIndexes ?? []).map((index) => String(index.IndexName)));
+        return result;
+      },
+      { step: 'initialize', name: 'turnIndexesAround' },
+    );
+    await expect(assertBooksTableLayout(tables.documentClient, tables.names.books)).resolves.toBeUndefined();
+    await expect(assertBooksTableLayout(turned, tables.names.books)).resolves.toBeUndefined();
+    // Turned around, the answer lists the indexes against the order they are declared in.
+    expect(listed).toStrictEqual([[...BOOKS_TABLE.indexes.map((index) => index.indexName)].reverse()]);
   });
 
   it('refuses a table without indexes, saying what it has and what it needs, and what to do', async () => {

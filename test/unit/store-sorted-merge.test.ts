@@ -35,6 +35,23 @@ describe('mergeAscending', () => {
     expect(await collect(mergeAscending(sources, byValue))).toStrictEqual([1, 2, 3, 4, 5, 9, 10, 11]);
   });
 
+  it('on equal keys takes the earlier source first, so a merge is stable', async () => {
+    const labelled = [
+      { tag: 'a', keys: [1, 2] },
+      { tag: 'b', keys: [1, 2] },
+    ].map(({ tag, keys }) => ({
+      async *[Symbol.asyncIterator]() {
+        for (const key of keys) yield { key, tag };
+      },
+    }));
+    expect(await collect(mergeAscending(labelled, (item) => item.key))).toStrictEqual([
+      { key: 1, tag: 'a' },
+      { key: 1, tag: 'b' },
+      { key: 2, tag: 'a' },
+      { key: 2, tag: 'b' },
+    ]);
+  });
+
   it('orders by the key it is given, not by the items themselves', async () => {
     const books = [[{ id: 3 }, { id: 30 }], [{ id: 20 }]].map((list) => ({
       async *[Symbol.asyncIterator]() {

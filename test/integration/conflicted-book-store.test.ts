@@ -1,0 +1,184 @@
+import {
+  ThrottlingException,
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { normalizeIsbn } from '../../shared/books/normalize';
+import type { NewBook } from '../../shared/books/types';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { ConcurrentUpdateError } from '../../shared/store/errors';
+import { MAX_WRITE_ATTEMPTS } from '../../shared/store/retry';
+import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+
+/**
+ * The book store when DynamoDB answers a write with a transaction conflict, which DynamoDB Local
+ * only does by chance under concurrency. The answer is injected into the store's own client after
+ * the request was built (the SDK's deserialize step, where a real response is read), on a patient
+ * client that does not retry by itself; the table behind it is DynamoDB Local's. A conflict means
+ * "nothing was written, run again": the store runs the write again on fresh state, and gives up
+ * with a ConcurrentUpdateError naming the book after MAX_WRITE_ATTEMPTS.
+ */
+let tables: Awaited<ReturnType<typeof createTestTables>>;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+});
+
+const stamp = '2026-01-01T00:00:00.000Z';
+let isbns = 0;
+const book = (): NewBook => ({
+  title: 'Title',
+  author: 'Author',
+  isbn: `conflict-${++isbns}`,
+  publicationYear: 2000,
+  createdAt: stamp,
+  updatedAt: stamp,
+});
+
+/** A store whose low-level `commandName` calls (e.g. TransactWriteItemsCommand) fail `times` times with `fault`. */
+const storeFailing = (commandName: string, fault: () => Error, times = Number.POSITIVE_INFINITY) => {
+  const client = createPatientDocumentClient(tables.endpoint);
+  const calls = { failed: 0, passed: 0 };
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== commandName) return next(args);
+      if (calls.failed < times) {
+        calls.failed++;
+        throw fault();
+      }
+      calls.passed++;
+      return next(args);
+    },
+    { step: 'deserialize', name: 'injectFault' },
+  );
+  return { store: new DynamoBookStore(client, tables.names.books), calls };
+};
+
+/** What DynamoDB answers a transaction that met another one on the item at each position. */
+const transactionConflict =
+  (...codes: string[]) =>
+  () =>
+    new TransactionCanceledException({
+      message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
+      $metadata: {},
+      CancellationReasons: codes.map((Code) => ({ Code })),
+    });
+const writeConflict = () =>
+  new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
+const throttled = () =>
+  new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput', $metadata: {} });
+
+/** The books table as another reader sees it. */
+const reader = () => new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
+const claimOf = async (isbn: string) =>
+  (
+    await tables.documentClient.send(
+      new GetCommand({ TableName: tables.names.books, Key: { pk: `ISBN#${normalizeIsbn(isbn)}`, sk: 0 } }),
+    )
+  ).Item;
+
+describe('a create', () => {
+  it('that meets another transaction once runs again and is stored, with its ISBN claimed', async () => {
+    const { store, calls } = storeFailing(
+      'TransactWriteItemsCommand',
+      transactionConflict('None', 'TransactionConflict'),
+      1,
+    );
+    const created = await store.create(book());
+    expect(calls).toStrictEqual({ failed: 1, passed: 1 });
+    expect(await reader().get(created.id)).toStrictEqual(created);
+    expect(await claimOf(created.isbn)).toMatchObject({ bookId: created.id });
+  });
+
+  it('whose conflict never clears gives up after MAX_WRITE_ATTEMPTS, naming the book, with nothing written', async () => {
+    const { store, calls } = storeFailing(
+      'TransactWriteItemsCommand',
+      transactionConflict('TransactionConflict', 'None'),
+    );
+    const attempt = book();
+    const error = await store.create(attempt).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConcurrentUpdateError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^Creating book \\d+ kept conflicting during ${MAX_WRITE_ATTEMPTS} attempts$`),
+    );
+    expect(calls.failed).toBe(MAX_WRITE_ATTEMPTS);
+    const id = Number((error as Error).message.split(' ')[2]);
+    expect(await reader().get(id)).toBeUndefined();
+    expect(await claimOf(attempt.isbn)).toBeUndefined();
+  });
+});
+
+describe('an update that keeps the ISBN (one conditional write)', () => {
+  it('that meets another transaction once runs again and is stored', async () => {
+    const created = await reader().create(book());
+    const { store, calls } = storeFailing('PutItemCommand', writeConflict, 1);
+    const updated = await store.update(created.id, (current) => ({ ...current, title: 'Retitled' }));
+    expect(calls).toStrictEqual({ failed: 1, passed: 1 });
+    expect(updated).toMatchObject({ id: created.id, title: 'Retitled' });
+    expect(await reader().get(created.id)).toStrictEqual(updated);
+  });
+
+  it('whose write fails for another reason passes the error on, without running again', async () => {
+    const created = await reader().create(book());
+    const { store, calls } = storeFailing('PutItemCommand', throttled, 1);
+    await expect(store.update(created.id, (current) => ({ ...current, title: 'Lost' }))).rejects.toBeInstanceOf(
+      ThrottlingException,
+    );
+    expect(calls).toStrictEqual({ failed: 1, passed: 0 });
+    expect(await reader().get(created.id)).toStrictEqual(created);
+  });
+
+  it('whose conflict never clears gives up after MAX_WRITE_ATTEMPTS, naming the book, and changes nothing', async () => {
+    const created = await reader().create(book());
+    const { store } = storeFailing('PutItemCommand', writeConflict);
+    await expect(store.update(created.id, (current) => ({ ...current, title: 'Lost' }))).rejects.toThrow(
+      new ConcurrentUpdateError(`Book ${created.id} kept conflicting during ${MAX_WRITE_ATTEMPTS} attempts`),
+    );
+    expect(await reader().get(created.id)).toStrictEqual(created);
+  });
+});
+
+describe('an update that moves the ISBN (one transaction of three writes)', () => {
+  it('that meets another transaction once runs again: the book and both claims end up moved', async () => {
+    const created = await reader().create(book());
+    const moved = `${created.isbn}-moved`;
+    const { store, calls } = storeFailing(
+      'TransactWriteItemsCommand',
+      transactionConflict('None', 'TransactionConflict', 'None'),
+      1,
+    );
+    const updated = await store.update(created.id, (current) => ({ ...current, isbn: moved }));
+    expect(calls).toStrictEqual({ failed: 1, passed: 1 });
+    expect(await reader().get(created.id)).toStrictEqual(updated);
+    expect(updated.isbn).toBe(moved);
+    expect(await claimOf(moved)).toMatchObject({ bookId: created.id });
+    expect(await claimOf(created.isbn)).toBeUndefined();
+  });
+});
+
+describe('a delete', () => {
+  it('that meets another transaction once runs again: the book is gone and its ISBN free', async () => {
+    const created = await reader().create(book());
+    const { store, calls } = storeFailing(
+      'TransactWriteItemsCommand',
+      transactionConflict('TransactionConflict', 'None'),
+      1,
+    );
+    await store.delete(created.id);
+    expect(calls).toStrictEqual({ failed: 1, passed: 1 });
+    expect(await reader().get(created.id)).toBeUndefined();
+    expect(await claimOf(created.isbn)).toBeUndefined();
+  });
+
+  it('whose conflict never clears gives up after MAX_WRITE_ATTEMPTS, naming the book, which stays', async () => {
+    const created = await reader().create(book());
+    const { store } = storeFailing('TransactWriteItemsCommand', transactionConflict('None', 'TransactionConflict'));
+    await expect(store.delete(created.id)).rejects.toThrow(
+      new ConcurrentUpdateError(`Book ${created.id} kept conflicting during ${MAX_WRITE_ATTEMPTS} attempts`),
+    );
+    expect(await reader().get(created.id)).toStrictEqual(created);
+    expect(await claimOf(created.isbn)).toMatchObject({ bookId: created.id });
+  });
+});
