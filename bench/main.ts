@@ -268,7 +268,7 @@ const main = async () => {
       scaling,
       stackMemoryMb: FUNCTION_MEMORY_MB,
     };
-    const report = `${renderReport(results)}\n\n## Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
+    const report = `${renderReport(results)}\n\n### Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
     const outFile = resolve(PROJECT_ROOT, options.out);
     mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(outFile, `# Benchmark results\n\n${report}`);
