@@ -8,6 +8,7 @@ import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from 
 import { BOOKS_TABLE } from '../shared/store/tables';
 import { CapacityModel, type Ceiling, ceilingOf, type LoadProfile, mixOf, profileOf } from './capacity-model';
 import { type DynamoMeter, startDynamoMeter } from './dynamodb-meter';
+import { markdownTable } from './markdown';
 
 /** The goals the data model is held to, per scenario (requests per second on one table). */
 export const CAPACITY_GOALS: Record<string, number> = {
@@ -123,25 +124,42 @@ const fixed = (value: number) => (Number.isFinite(value) ? Math.floor(value).toL
 /** Old layout beside new, with the goals; Markdown for docs/benchmarks.md. */
 export const renderCapacity = (current: CapacityResults, baseline: CapacityResults | undefined): string => {
   const old = new Map(baseline?.rows.map((row) => [row.scenario, row.ceiling]));
-  const lines = [
-    '| Scenario | Old layout: req/s | Old: hottest key share | New layout: req/s | New: hottest key share | Limited by (new) | DynamoDB calls per request (old → new) | Goal |',
-    '| --- | --: | --: | --: | --: | --- | --: | --: |',
-  ];
-  for (const { scenario, ceiling } of current.rows) {
+  const rows = current.rows.map(({ scenario, ceiling }) => {
     const before = old.get(scenario);
     const goal = CAPACITY_GOALS[scenario];
     const met =
       goal === undefined
         ? ''
         : `${goal.toLocaleString('en-US')} ${ceiling.requestsPerSecond >= goal && ceiling.maxWriteShare <= 1 / 8 ? '✓' : '✗'}`;
-    lines.push(
-      `| ${scenario} | ${before ? fixed(before.requestsPerSecond) : '–'} | ${before ? `${(before.maxWriteShare * 100).toFixed(0)} %` : '–'} | ${fixed(ceiling.requestsPerSecond)} | ${(ceiling.maxWriteShare * 100).toFixed(1)} % | ${ceiling.limitedBy} | ${before ? before.callsPerRequest.toFixed(2) : '–'} → ${ceiling.callsPerRequest.toFixed(2)} | ${met} |`,
-    );
-  }
+    return [
+      scenario,
+      before ? fixed(before.requestsPerSecond) : '–',
+      before ? `${(before.maxWriteShare * 100).toFixed(0)} %` : '–',
+      fixed(ceiling.requestsPerSecond),
+      `${(ceiling.maxWriteShare * 100).toFixed(1)} %`,
+      ceiling.limitedBy,
+      `${before ? before.callsPerRequest.toFixed(2) : '–'} → ${ceiling.callsPerRequest.toFixed(2)}`,
+      met,
+    ];
+  });
+  const table = markdownTable(
+    [
+      'Scenario',
+      'Old layout: req/s',
+      'Old: hottest key share',
+      'New layout: req/s',
+      'New: hottest key share',
+      'Limited by (new)',
+      'DynamoDB calls per request (old → new)',
+      'Goal',
+    ],
+    rows,
+    ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'right'],
+  );
   return [
     `Ceilings from ${current.requestsPerScenario} metered requests per scenario: the request rate at which the hottest partition key reaches 1,000 WCU/s or 3,000 RCU/s, or one item 1,000 WCU/s (DynamoDB's per-partition limits; it never splits an item). Old layout: ${baseline ? `recorded from commit ${baseline.source} by this same model (bench/capacity-baseline.json)` : 'not recorded'}. Hottest key share: that key's part of all write units (table and index keys).`,
     '',
-    ...lines,
+    table,
   ].join('\n');
 };
 

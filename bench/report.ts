@@ -11,6 +11,7 @@ import {
 } from './cost';
 import type { CallSummary } from './dynamodb-meter';
 import type { LatencyResult } from './latency';
+import { markdownTable } from './markdown';
 import type { ScalingRow } from './scaling';
 
 /** The performance goal: every function within this factor of the floor. */
@@ -70,12 +71,6 @@ const ms = (value: number) => value.toFixed(2);
 const ratio = (value: number, base: number) => `${(value / base).toFixed(3)}×`;
 const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 const dollars = (value: number) => `$${value.toFixed(2)}`;
-/** A Markdown table with padded columns, as the project's formatter (Biome) writes them. */
-const table = (header: string[], rows: string[][]) => {
-  const widths = header.map((cell, i) => Math.max(3, cell.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] as number)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-};
 
 /** Functions over the goal, in size or import time. */
 export const overGoal = (results: BenchResults): string[] =>
@@ -100,7 +95,7 @@ const sizeSection = (r: BenchResults) => {
     '',
     `Floor: one DocumentClient \`GetCommand\` handler (\`bench/floor.ts\`), built by its recipe: the stack's own \`BUNDLING\` (ESM, \`module,main\` main fields, minified, createRequire banner) without the project's alias that swaps the SDK's default credential chain for its environment link (\`FLOOR_BUNDLING\`), so that swap's saving shows in the functions' ratios. Import: median of ${r.importRuns} interleaved fresh \`node\` processes, \`await import()\` of the bundle including module init. CPU time is the goal's measure; wall time, beside it, adds waiting for a core on this shared machine. Ratios are medians of per-round ratios to the floor (paired, so load drifting between rounds cancels).`,
     '',
-    table(
+    markdownTable(
       [
         'function',
         'bundle KB',
@@ -124,7 +119,7 @@ const alternativesSection = (r: BenchResults) =>
   [
     '### Dependencies that cost, and their alternatives',
     '',
-    table(
+    markdownTable(
       ['variant', 'bundle KB', 'size × floor', 'import CPU ms', 'import × floor', 'decision'],
       r.alternatives.map((a) => [
         a.label,
@@ -141,7 +136,7 @@ const latencySection = (r: BenchResults) =>
   [
     `### Warm latency through the handler vs the raw SDK calls it wraps (DynamoDB Local, ${r.requests} requests)`,
     '',
-    table(
+    markdownTable(
       ['function', 'request', 'p50 ms', 'p99 ms', 'raw SDK p50', 'raw SDK p99', 'p50 × raw', 'CPU ms/request'],
       r.routes
         .filter((row) => row.latency)
@@ -167,7 +162,7 @@ const callsSection = (r: BenchResults) =>
     '',
     'Counted on the wire by a metering proxy in front of DynamoDB Local, which adds `ReturnConsumedCapacity: TOTAL` to every call of the shipped bundle.',
     '',
-    table(
+    markdownTable(
       ['function', 'request', 'calls', 'operations', 'read units', 'write units', 'why this is the minimum'],
       r.routes.map((row) => [
         row.function,
@@ -199,7 +194,7 @@ const scalingSection = (r: BenchResults) => {
   return [
     '### List capacity against table size (fixed number of matches)',
     '',
-    table(
+    markdownTable(
       ['query', ...sizes.map((s) => `${s.toLocaleString('en')} books`)],
       labels.map((label) => [label, ...sizes.map((size) => cell(label, size))]),
     ),
@@ -273,7 +268,7 @@ const costSection = (r: BenchResults) => {
     '',
     `Duration at each memory size is derived, not measured on Lambda: the CPU time per request measured above (on this machine's x86 cores; arm64 Graviton cores differ somewhat) stretched by the CPU share Lambda gives (a full vCPU at 1,769 MB), plus an **assumed** ${ASSUMED_DYNAMODB_CALL_MS} ms per DynamoDB call in the same region. With d = CPU·1769/M + wait, cost × duration ∝ M·d² is lowest at M = CPU·1769 / wait (\`bench/cost.ts\`); the column shows the best listed size and how far the stack's ${r.stackMemoryMb} MB is from it. Prices: us-east-1 on-demand as of ${PRICES_AS_OF}: Lambda arm64 $${PRICES.lambdaArmGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests; DynamoDB $${PRICES.dynamoPerMillionReads}/M read units, $${PRICES.dynamoPerMillionWrites}/M write units; REST API $${PRICES.restApiPerMillion}/M. Costs at ${r.stackMemoryMb} MB on arm64, warm, with a Digest authorizer call per request; data transfer, logs, storage and cold starts excluded.`,
     '',
-    table(
+    markdownTable(
       [
         'function',
         'request',
