@@ -14,9 +14,9 @@ import { createPatientDocumentClient, createTestTables } from '../support/dynamo
 
 /**
  * The book store when DynamoDB answers a write with a transaction conflict, which DynamoDB Local
- * only does by chance under concurrency. The answer is injected into the store's own client after
- * the request was built (the SDK's deserialize step, where a real response is read), on a patient
- * client that does not retry by itself; the table behind it is DynamoDB Local's. A conflict means
+ * only does by chance under concurrency. The answer is injected into the store's own client in place
+ * of DynamoDB's (at the SDK's deserialize step: the request is built, not sent), on a patient client
+ * that does not retry by itself; every other call reaches DynamoDB Local. A conflict means
  * "nothing was written, run again": the store runs the write again on fresh state, and gives up
  * with a ConcurrentUpdateError naming the book after MAX_WRITE_ATTEMPTS.
  */
