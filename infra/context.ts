@@ -1,6 +1,6 @@
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
 import type { BookLibraryStackProps } from './book-library-stack';
-import type { FunctionArchitecture } from './constructs/route-function';
+import { type FunctionArchitecture, machineArchitecture } from './constructs/route-function';
 
 export class InvalidContextError extends Error {
   override readonly name = 'InvalidContextError';
@@ -37,10 +37,9 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
   }
   // Under `sam local` the functions run in containers on this machine: its own processor avoids an
   // emulator (SAM picks the image and the runtime emulator by the template's architecture).
-  const machineArchitecture: FunctionArchitecture = process.arch === 'arm64' ? 'arm64' : 'x86_64';
+  const samLocal = flag('samLocal');
   const architecture = (): FunctionArchitecture => {
-    const samLocal = flag('samLocal');
-    const value = text('architecture', samLocal ? machineArchitecture : 'arm64');
+    const value = text('architecture', samLocal ? machineArchitecture() : 'arm64');
     return value === 'arm64' || value === 'x86_64' ? value : invalid('architecture', value, '"arm64" or "x86_64"');
   };
   const stage = text('stage', 'dev');
@@ -59,7 +58,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     tracing: flag('tracing'),
     webAclArn: optional('webAclArn'),
     alarmTopicArn: optional('alarmTopicArn'),
-    samLocal: flag('samLocal'),
+    samLocal,
     architecture: architecture(),
   };
 };

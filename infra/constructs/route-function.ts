@@ -33,6 +33,9 @@ export interface RouteFunctionProps {
 
 export type FunctionArchitecture = 'arm64' | 'x86_64';
 
+/** The processor of the machine running this code, as Lambda names it. */
+export const machineArchitecture = (): FunctionArchitecture => (process.arch === 'arm64' ? 'arm64' : 'x86_64');
+
 /** Bundling hooks that copy `assets` into the bundle's folder (local bundling runs them in a shell). */
 const copyBeside = (assets: readonly string[]): nodejs.ICommandHooks => ({
   beforeBundling: () => [],

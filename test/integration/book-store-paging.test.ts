@@ -1,7 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import type { Book, BookFilter, NewBook } from '../../shared/books/types';
+import type { Book, BookFilter } from '../../shared/books/types';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
@@ -18,17 +19,6 @@ const listAll = async (store: DynamoBookStore, filter: BookFilter): Promise<Book
   return books;
 };
 
-const stamp = '2026-01-01T00:00:00.000Z';
-const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
-  title: 'Title',
-  author: 'Author',
-  isbn,
-  publicationYear: 2000,
-  createdAt: stamp,
-  updatedAt: stamp,
-  ...extra,
-});
-
 describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', () => {
   it('lists every book across DynamoDB pages in ascending id order, and filters by index', async () => {
     const own = await createTestTables();
@@ -40,7 +30,7 @@ describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', ()
         ...(await Promise.all(
           Array.from({ length: 100 }, (_, i) =>
             listing.create(
-              book(`page-${start + i}`, {
+              newBook(`page-${start + i}`, {
                 title: bigTitle,
                 author: i % 2 ? 'Ursula K. Le Guin' : 'Other',
                 publicationYear: 1900 + (i % 10),

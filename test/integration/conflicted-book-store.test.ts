@@ -6,10 +6,10 @@ import {
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normalizeIsbn } from '../../shared/books/normalize';
-import type { NewBook } from '../../shared/books/types';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { ConcurrentUpdateError } from '../../shared/store/errors';
 import { MAX_WRITE_ATTEMPTS } from '../../shared/store/retry';
+import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
@@ -26,16 +26,8 @@ beforeAll(async () => {
   tables = await createTestTables();
 });
 
-const stamp = '2026-01-01T00:00:00.000Z';
 let isbns = 0;
-const book = (): NewBook => ({
-  title: 'Title',
-  author: 'Author',
-  isbn: `conflict-${++isbns}`,
-  publicationYear: 2000,
-  createdAt: stamp,
-  updatedAt: stamp,
-});
+const book = () => newBook(`conflict-${++isbns}`);
 
 /** A store whose low-level `commandName` calls (e.g. TransactWriteItemsCommand) fail `times` times with `fault`. */
 const storeFailing = (commandName: string, fault: () => Error, times = Number.POSITIVE_INFINITY) => {

@@ -2,25 +2,15 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
-import type { BookFilter, NewBook } from '../../shared/books/types';
+import type { BookFilter } from '../../shared/books/types';
 import { ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
 import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { IdBlockAllocator } from '../../shared/store/id-blocks';
 import { checkBooksTable } from '../../shared/store/invariants';
+import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
-
-const stamp = '2026-01-01T00:00:00.000Z';
-const book = (isbn: string, extra: Partial<NewBook> = {}): NewBook => ({
-  title: 'Title',
-  author: 'Author',
-  isbn,
-  publicationYear: 2000,
-  createdAt: stamp,
-  updatedAt: stamp,
-  ...extra,
-});
 
 describe('DynamoBookStore against DynamoDB Local', () => {
   let store: DynamoBookStore;
@@ -39,29 +29,29 @@ describe('DynamoBookStore against DynamoDB Local', () => {
     ).Item;
 
   it('assigns increasing ids and reads back what it stored', async () => {
-    const first = await store.create(book('int-1'));
-    const second = await store.create(book('int-2'));
+    const first = await store.create(newBook('int-1'));
+    const second = await store.create(newBook('int-2'));
     expect(second.id).toBeGreaterThan(first.id);
     expect(await store.get(first.id)).toEqual(first);
     expect(await store.get(999_999)).toBeUndefined();
   });
 
   it('claims the normalised ISBN in the same transaction as the book', async () => {
-    const created = await store.create(book('int-3-x'));
+    const created = await store.create(newBook('int-3-x'));
     expect(await isbnClaim('INT3X')).toMatchObject({ bookId: created.id });
-    await expect(store.create(book('INT 3 X'))).rejects.toBeInstanceOf(DuplicateIsbnError);
+    await expect(store.create(newBook('INT 3 X'))).rejects.toBeInstanceOf(DuplicateIsbnError);
   });
 
   it('never reuses an id, even after a failed create', async () => {
-    const before = await store.create(book('int-4'));
-    await expect(store.create(book('int-4'))).rejects.toBeInstanceOf(DuplicateIsbnError);
-    const after = await store.create(book('int-5'));
+    const before = await store.create(newBook('int-4'));
+    await expect(store.create(newBook('int-4'))).rejects.toBeInstanceOf(DuplicateIsbnError);
+    const after = await store.create(newBook('int-5'));
     expect(after.id).toBe(before.id + 2);
   });
 
   it('moves the ISBN claim when an update changes the ISBN, and refuses a taken one', async () => {
-    const a = await store.create(book('int-6'));
-    const b = await store.create(book('int-7'));
+    const a = await store.create(newBook('int-6'));
+    const b = await store.create(newBook('int-7'));
     const moved = await store.update(a.id, (current) => ({ ...current, isbn: 'int-8' }));
     expect(moved.isbn).toBe('int-8');
     expect(await isbnClaim('INT6')).toBeUndefined();
@@ -74,17 +64,17 @@ describe('DynamoBookStore against DynamoDB Local', () => {
   });
 
   it('releases the ISBN claim on delete, so the ISBN can be used again', async () => {
-    const created = await store.create(book('int-9'));
+    const created = await store.create(newBook('int-9'));
     await store.delete(created.id);
     expect(await store.get(created.id)).toBeUndefined();
     expect(await isbnClaim('INT9')).toBeUndefined();
     await expect(store.delete(created.id)).rejects.toBeInstanceOf(BookNotFoundError);
     await expect(store.update(created.id, (c) => c)).rejects.toBeInstanceOf(BookNotFoundError);
-    expect((await store.create(book('int-9'))).isbn).toBe('int-9');
+    expect((await store.create(newBook('int-9'))).isbn).toBe('int-9');
   });
 
   it('applies concurrent updates to one book one after another, losing none', async () => {
-    const created = await store.create(book('int-10', { publicationYear: 1000 }));
+    const created = await store.create(newBook('int-10', { publicationYear: 1000 }));
     await Promise.all(
       Array.from({ length: 8 }, () =>
         store.update(created.id, (c) => ({ ...c, publicationYear: c.publicationYear + 1 })),
@@ -94,7 +84,7 @@ describe('DynamoBookStore against DynamoDB Local', () => {
   });
 
   it('lets exactly one of many concurrent creates take an ISBN', async () => {
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => store.create(book('int-race'))));
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => store.create(newBook('int-race'))));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(failures.every((r) => r.reason instanceof DuplicateIsbnError)).toBe(true);
@@ -134,7 +124,7 @@ describe('id blocks at the end of the id space (DynamoDB Local)', () => {
   it('refuses a block that would start past MAX_BOOK_ID, so no id above it is ever issued', async () => {
     await setHighMark(MAX_BOOK_ID - 1);
     const store = new DynamoBookStore(client, tables.names.books);
-    await expect(store.create(book('exhausted'))).rejects.toBeInstanceOf(IdSpaceExhaustedError);
+    await expect(store.create(newBook('exhausted'))).rejects.toBeInstanceOf(IdSpaceExhaustedError);
   });
 });
 
@@ -170,7 +160,8 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
     tables = await createTestTables();
     recorded = createRecordingDocumentClient(tables.endpoint);
     store = new DynamoBookStore(recorded.client, tables.names.books);
-    for (let i = 0; i < 6; i++) await store.create(book(`edge-${i}`, { author: 'Edge Author', publicationYear: 1990 }));
+    for (let i = 0; i < 6; i++)
+      await store.create(newBook(`edge-${i}`, { author: 'Edge Author', publicationYear: 1990 }));
   });
 
   it('asks each key for its share of a limited page plus one, never more than the limit', async () => {
@@ -233,14 +224,14 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
     const client = createPatientDocumentClient(own.endpoint);
     await client.send(new PutCommand({ TableName: own.names.books, Item: { pk: 'BOOK#1', sk: 1, id: 1 } }));
     const fresh = new DynamoBookStore(client, own.names.books);
-    await expect(fresh.create(book('edge-taken-id'))).rejects.toThrow(
+    await expect(fresh.create(newBook('edge-taken-id'))).rejects.toThrow(
       new StoreInvariantError('Book 1 already exists though its id block issued it'),
     );
-    expect((await fresh.create(book('edge-taken-id'))).id).toBe(2);
+    expect((await fresh.create(newBook('edge-taken-id'))).id).toBe(2);
   });
 
   it('a delete whose ISBN claim is gone is a StoreInvariantError, and deletes nothing', async () => {
-    const target = await store.create(book('edge-claim-gone'));
+    const target = await store.create(newBook('edge-claim-gone'));
     await remove({ pk: 'ISBN#EDGECLAIMGONE', sk: 0 });
     await expect(store.delete(target.id)).rejects.toThrow(
       new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
@@ -249,7 +240,7 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   });
 
   it('an ISBN change whose old claim belongs to another book is a StoreInvariantError, and changes nothing', async () => {
-    const target = await store.create(book('edge-foreign'));
+    const target = await store.create(newBook('edge-foreign'));
     await put({ pk: 'ISBN#EDGEFOREIGN', sk: 0, bookId: 1 });
     await expect(store.update(target.id, (current) => ({ ...current, isbn: 'edge-foreign-2' }))).rejects.toThrow(
       new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
@@ -258,7 +249,7 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   });
 
   it('an update that keeps the ISBN writes the book alone, conditioned on the version it read', async () => {
-    const target = await store.create(book('edge-keep'));
+    const target = await store.create(newBook('edge-keep'));
     recorded.sent.length = 0;
     const updated = await store.update(target.id, (current) => ({ ...current, title: 'Kept ISBN' }));
     expect(updated).toEqual({ ...target, title: 'Kept ISBN' });
@@ -297,7 +288,7 @@ describe('DynamoBookStore when another writer gets in between its read and its w
 
   it('a delete runs again on the newer version, and deletes it', async () => {
     const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
-    const target = await other.create(book('race-delete'));
+    const target = await other.create(newBook('race-delete'));
     const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
     await store.delete(target.id);
     expect(await other.get(target.id)).toBeUndefined();
@@ -306,7 +297,7 @@ describe('DynamoBookStore when another writer gets in between its read and its w
 
   it('an update that moves the ISBN runs again on the newer version, keeping the other writer’s change', async () => {
     const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
-    const target = await other.create(book('race-move'));
+    const target = await other.create(newBook('race-move'));
     const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
     const moved = await store.update(target.id, (current) => ({ ...current, isbn: 'race-moved' }));
     expect(moved).toMatchObject({ title: 'newer', isbn: 'race-moved' });
@@ -325,7 +316,7 @@ describe('DynamoBookStore: one key holding more than its share of a page (Dynamo
     const own = await createTestTables();
     recorded = createRecordingDocumentClient(own.endpoint);
     store = new DynamoBookStore(recorded.client, own.names.books);
-    const created = await Promise.all(Array.from({ length: 64 }, (_, i) => store.create(book(`lop-${i}`))));
+    const created = await Promise.all(Array.from({ length: 64 }, (_, i) => store.create(newBook(`lop-${i}`))));
     lopsided = created.map((each) => each.id).filter((id) => id % INDEX_SHARDS === 0);
     for (const [n, id] of lopsided.entries()) {
       await store.update(id, (current) => ({ ...current, author: 'Lopsided', publicationYear: n % 2 ? 1801 : 1800 }));
@@ -360,7 +351,7 @@ describe('the invariant checker on DynamoDB Local', () => {
   it('reads the whole table with strongly consistent scans, counts it and reports what is wrong', async () => {
     const own = await createTestTables();
     const writer = new DynamoBookStore(createPatientDocumentClient(own.endpoint), own.names.books);
-    for (let i = 0; i < 3; i++) await writer.create(book(`checked-${i}`));
+    for (let i = 0; i < 3; i++) await writer.create(newBook(`checked-${i}`));
     const recorded = createRecordingDocumentClient(own.endpoint);
     expect(await checkBooksTable(recorded.client, own.names.books)).toStrictEqual({
       books: 3,

@@ -11,6 +11,7 @@ import { ID_BLOCK_SIZE } from '../../shared/store/id-blocks';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { assertBooksTableLayout } from '../../shared/store/table-layout';
 import { BOOKS_TABLE } from '../../shared/store/tables';
+import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
@@ -20,17 +21,8 @@ import { createPatientDocumentClient, createRecordingDocumentClient, createTestT
  */
 const recordingClient = createRecordingDocumentClient;
 
-const stamp = '2026-01-01T00:00:00.000Z';
 let seq = 0;
-const book = (extra: Partial<NewBook> = {}): NewBook => ({
-  title: 'Title',
-  author: 'Author',
-  isbn: `shard-${++seq}`,
-  publicationYear: 2000,
-  createdAt: stamp,
-  updatedAt: stamp,
-  ...extra,
-});
+const book = (extra: Partial<NewBook> = {}): NewBook => newBook(`shard-${++seq}`, extra);
 
 const collect = async (source: AsyncIterable<Book>) => {
   const books: Book[] = [];

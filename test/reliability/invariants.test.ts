@@ -2,21 +2,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { NewBook } from '../../shared/books/types';
 import { toBookItem } from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { checkBooksTable } from '../../shared/store/invariants';
+import { newBook } from '../support/books';
 import { createTestTables } from '../support/dynamodb';
-
-const stamp = '2026-01-01T00:00:00.000Z';
-const book = (isbn: string): NewBook => ({
-  title: 'T',
-  author: 'A',
-  isbn,
-  publicationYear: 2000,
-  createdAt: stamp,
-  updatedAt: stamp,
-});
 
 /** The checker must find each kind of corruption seeded behind the store's back, not only say "clean". */
 describe('books table invariant checker', () => {
@@ -30,7 +20,7 @@ describe('books table invariant checker', () => {
   beforeEach(async () => {
     tables = await createTestTables();
     store = new DynamoBookStore(tables.documentClient, tables.names.books);
-    for (const isbn of ['978-1', '978-2', '978-3']) await store.create(book(isbn));
+    for (const isbn of ['978-1', '978-2', '978-3']) await store.create(newBook(isbn));
   });
 
   it('finds nothing wrong in what the store wrote, and counts it', async () => {
@@ -59,13 +49,13 @@ describe('books table invariant checker', () => {
   });
 
   it('finds a book id above the highest reserved one', async () => {
-    await put({ ...toBookItem({ id: 1_000, ...book('978-10') }, 1) });
+    await put({ ...toBookItem({ id: 1_000, ...newBook('978-10') }, 1) });
     await put({ pk: 'ISBN#97810', sk: 0, bookId: 1_000 });
     expect(await kinds()).toEqual(['id-above-counter']);
   });
 
   it('finds a book under another shard’s key, and index keys that do not match the book', async () => {
-    const { pk: _, ...two } = toBookItem({ id: 2, ...book('978-2') }, 1);
+    const { pk: _, ...two } = toBookItem({ id: 2, ...newBook('978-2') }, 1);
     await tables.documentClient.send(
       new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'BOOK#2', sk: 2 } }),
     );
@@ -94,7 +84,7 @@ describe('books table invariant checker', () => {
   });
 
   it('finds an item whose id disagrees with its key, and a missing counter', async () => {
-    await put({ ...toBookItem({ id: 2, ...book('978-2') }, 1), id: 5 });
+    await put({ ...toBookItem({ id: 2, ...newBook('978-2') }, 1), id: 5 });
     await tables.documentClient.send(
       new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'ID_BLOCKS', sk: 0 } }),
     );
@@ -112,7 +102,7 @@ describe('npm run check:data', () => {
   it('exits 0 on a clean table and 1 with each violation printed on a corrupt one', async () => {
     const tables = await createTestTables();
     const target = ['--endpoint', tables.endpoint, '--table', tables.names.books];
-    await new DynamoBookStore(tables.documentClient, tables.names.books).create(book('cli-1'));
+    await new DynamoBookStore(tables.documentClient, tables.names.books).create(newBook('cli-1'));
     const clean = await run(target);
     expect(clean).toEqual({
       code: 0,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 
 /** Docker could not be installed or started: `npm run test:sam` fails with this, it never skips. */
 export class DockerUnavailableError extends Error {
@@ -16,7 +17,6 @@ export interface DockerEngine {
 
 const run = (command: string, args: string[]) => spawnSync(command, args, { encoding: 'utf8' });
 const engineAnswers = () => run('docker', ['info', '--format', '{{.ServerVersion}}']).status === 0;
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** Installs Debian's docker.io when the machine has no engine (root, as on CI). */
 const installEngine = () => {
@@ -61,14 +61,14 @@ export const ensureDockerEngine = async (logDir: string): Promise<DockerEngine> 
       daemon.kill('SIGKILL');
       throw new DockerUnavailableError(`dockerd did not answer within 60 s; see ${logFile}`);
     }
-    await sleep(250);
+    await setTimeout(250);
   }
   return {
     bridgeAddress: bridgeAddress(),
     stop: async () => {
       if (daemon.exitCode !== null) return;
       daemon.kill('SIGTERM');
-      await Promise.race([exited, sleep(20_000).then(() => daemon.kill('SIGKILL'))]);
+      await Promise.race([exited, setTimeout(20_000).then(() => daemon.kill('SIGKILL'))]);
     },
   };
 };

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { machineArchitecture } from '../../infra/constructs/route-function';
 import { freePort } from '../../local/dynamodb-local';
 import { ROUTES } from '../../shared/api/routes';
+import { BASIC_DEMO } from '../support/local-api';
 import { type DockerEngine, ensureDockerEngine } from './docker-engine';
-import { ensureBaseImage, machineArchitecture } from './standin-image';
+import { ensureBaseImage } from './standin-image';
 
 /**
  * `sam local` as a user runs it (docs/sam.md): the template synthesized with samLocal=true, the
@@ -17,7 +19,6 @@ import { ensureBaseImage, machineArchitecture } from './standin-image';
  */
 const SAM_CLI = 'aws-sam-cli==1.170.0';
 const HOST_GATEWAY = 'host.docker.internal:host-gateway';
-const BASIC_DEMO = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
 const exec = promisify(execFile);
 
 let work: string;

@@ -13,6 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type FunctionArchitecture, machineArchitecture } from '../../infra/constructs/route-function';
 
 /**
  * A local stand-in for AWS's Lambda base image `public.ecr.aws/lambda/nodejs:24-<arch>`, which
@@ -26,13 +27,10 @@ export const NODE_VERSION = '24.21.0';
 const LABEL = 'book-library.lambda-standin';
 const SOURCES = fileURLToPath(new URL('./lambda-standin/', import.meta.url));
 
-export type Architecture = 'x86_64' | 'arm64';
-export const machineArchitecture = (): Architecture => (process.arch === 'arm64' ? 'arm64' : 'x86_64');
-
 /** The tag SAM looks for (`sam local` with `--skip-pull-image` uses it as it is). */
-export const baseImageTag = (architecture: Architecture) => `public.ecr.aws/lambda/nodejs:24-${architecture}`;
+export const baseImageTag = (architecture: FunctionArchitecture) => `public.ecr.aws/lambda/nodejs:24-${architecture}`;
 /** The image SAM builds on top of the base image, with its emulator added. */
-const rapidImageTag = (architecture: Architecture) => `public.ecr.aws/lambda/nodejs:24-rapid-${architecture}`;
+const rapidImageTag = (architecture: FunctionArchitecture) => `public.ecr.aws/lambda/nodejs:24-rapid-${architecture}`;
 
 const run = (command: string, args: string[], options: { cwd?: string } = {}) => {
   const result = spawnSync(command, args, { ...options, encoding: 'buffer', maxBuffer: 1 << 30 });
@@ -103,7 +101,7 @@ export type BaseImage = { tag: string; origin: 'AWS' | 'stand-in, reused' | 'sta
  * the stand-in, built again only when its recipe changed (SAM's invoke image built from an older
  * stand-in is removed with it, so SAM rebuilds that too).
  */
-export const ensureBaseImage = (architecture: Architecture): BaseImage => {
+export const ensureBaseImage = (architecture: FunctionArchitecture): BaseImage => {
   if (architecture !== machineArchitecture())
     throw new Error(`the stand-in image is built for this machine (${machineArchitecture()}), not ${architecture}`);
   const tag = baseImageTag(architecture);
