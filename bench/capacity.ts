@@ -67,18 +67,19 @@ export const measureCapacity = async (
   };
 
   const created: Book[] = [];
-  const create = await profile(requests, async () => created.push(await store.create(newBook())));
+  const create = await profile(requests, async () => created.push((await store.create(newBook())).book));
   const pick = (i: number) => created[(i * 7919) % created.length] as Book;
   const get = await profile(requests, (i) => store.get(pick(i).id));
   const patch = await profile(requests, (i) =>
-    store.update(pick(i).id, (book) => ({ ...book, title: `Patched ${i}` })),
+    store.update(pick(i).id, { title: `Patched ${i}`, updatedAt: new Date().toISOString() }),
   );
   const replace = await profile(requests, (i) =>
-    store.update(pick(i).id, (book) => ({
-      ...book,
+    store.update(pick(i).id, {
+      ...pick(i),
       title: `Replaced ${i}`,
-      publicationYear: book.publicationYear + 1,
-    })),
+      publicationYear: 1900 + (i % 120),
+      updatedAt: new Date().toISOString(),
+    }),
   );
   const list = await profile(Math.max(8, requests / 8), async () => {
     let n = 0;
@@ -90,7 +91,7 @@ export const measureCapacity = async (
     }
   });
   const oneYear = await profile(requests, async () =>
-    created.push(await store.create(newBook({ publicationYear: 1999 }))),
+    created.push((await store.create(newBook({ publicationYear: 1999 }))).book),
   );
   const deleted = await profile(requests, async (i) => {
     await store.delete((created[i] as Book).id);

@@ -67,7 +67,7 @@ const createBooks = async (store: DynamoBookStore, tag: string, count: number): 
     books.push(
       ...(await Promise.all(
         range(Math.min(25, count - start)).map((i) =>
-          store.create({ ...bookInput(tag, start + i), createdAt: now, updatedAt: now }),
+          store.create({ ...bookInput(tag, start + i), createdAt: now, updatedAt: now }).then(({ book }) => book),
         ),
       )),
     );

@@ -24,3 +24,9 @@ export const bookService = (): BookService => {
   }
   return service;
 };
+
+/**
+ * `REQUIRE_IF_MATCH=true` (the stack's `requireIfMatch` option): PUT, PATCH and DELETE without
+ * If-Match get 428, so no client can overwrite a change it has not seen.
+ */
+export const requireIfMatch = (): boolean => process.env.REQUIRE_IF_MATCH === 'true';

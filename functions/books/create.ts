@@ -1,4 +1,5 @@
 import { parseBookInput } from '../../shared/books/schemas';
+import { createKeyOf, etagOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
 import { jsonBody } from '../../shared/http/json-body';
 import { requestUrl } from '../../shared/http/request-url';
@@ -7,8 +8,9 @@ import { bookService } from './book-service';
 
 export const handler = httpHandler(
   async (event) => {
-    const book = await bookService().create(parseBookInput(event.body));
-    return created(book, `${requestUrl(event)}/${book.id}`);
+    const key = createKeyOf(event);
+    const stored = await bookService().create(parseBookInput(event.body), key);
+    return created(stored.book, `${requestUrl(event)}/${stored.book.id}`, etagOf(stored));
   },
   { use: [jsonBody()] },
 );

@@ -1,9 +1,11 @@
 import { parseBookId } from '../../shared/books/schemas';
+import { ifMatchOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
 import { noContent } from '../../shared/http/responses';
-import { bookService } from './book-service';
+import { bookService, requireIfMatch } from './book-service';
 
 export const handler = httpHandler(async (event) => {
-  await bookService().delete(parseBookId(event.pathParameters.id));
+  const id = parseBookId(event.pathParameters.id);
+  await bookService().delete(id, ifMatchOf(event, id, requireIfMatch()));
   return noContent();
 });

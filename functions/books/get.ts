@@ -1,6 +1,14 @@
+import { noneMatch } from '../../shared/books/preconditions';
 import { parseBookId } from '../../shared/books/schemas';
+import { etagOf, ifNoneMatchOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
-import { ok } from '../../shared/http/responses';
+import { notModified, ok } from '../../shared/http/responses';
 import { bookService } from './book-service';
 
-export const handler = httpHandler(async (event) => ok(await bookService().get(parseBookId(event.pathParameters.id))));
+export const handler = httpHandler(async (event) => {
+  const id = parseBookId(event.pathParameters.id);
+  const ifNoneMatch = ifNoneMatchOf(event);
+  const found = await bookService().get(id);
+  const { ETag } = etagOf(found);
+  return noneMatch(id, found.version, ifNoneMatch) ? ok(found.book, { ETag }) : notModified(ETag);
+});

@@ -1,13 +1,16 @@
 import { parseBookId, parseBookInput } from '../../shared/books/schemas';
+import { etagOf, ifMatchOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
 import { jsonBody } from '../../shared/http/json-body';
 import { ok } from '../../shared/http/responses';
-import { bookService } from './book-service';
+import { bookService, requireIfMatch } from './book-service';
 
 export const handler = httpHandler(
   async (event) => {
     const id = parseBookId(event.pathParameters.id);
-    return ok(await bookService().replace(id, parseBookInput(event.body)));
+    const condition = ifMatchOf(event, id, requireIfMatch());
+    const stored = await bookService().replace(id, parseBookInput(event.body), condition);
+    return ok(stored.book, etagOf(stored));
   },
   { use: [jsonBody()] },
 );

@@ -1,6 +1,14 @@
 import type { BookStore } from '../store/book-store';
-import { BookNotFoundError } from './errors';
-import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest } from './types';
+import { BookNotFoundError, PreconditionFailedError } from './errors';
+import { requestFingerprint } from './idempotency';
+import { satisfies, type VersionCondition } from './preconditions';
+import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest, VersionedBook } from './types';
+
+/** A create's Idempotency-Key and whose it is. */
+export interface CreateKey {
+  owner: string;
+  key: string;
+}
 
 export type Clock = () => Date;
 
@@ -11,15 +19,20 @@ export class BookService {
     private readonly clock: Clock = () => new Date(),
   ) {}
 
-  create(input: BookInput): Promise<Book> {
+  /**
+   * With a key, a repeat of the same request (same book fields) returns the book the first one
+   * created, as it was created; the same key with other fields is IdempotencyKeyReusedError.
+   */
+  create(input: BookInput, key?: CreateKey): Promise<VersionedBook> {
     const now = this.now();
-    return this.store.create({ ...pickInput(input), createdAt: now, updatedAt: now });
+    const book = { ...pickInput(input), createdAt: now, updatedAt: now };
+    return this.store.create(book, key && { ...key, fingerprint: requestFingerprint(input) });
   }
 
-  async get(id: number): Promise<Book> {
-    const book = await this.store.get(id);
-    if (!book) throw new BookNotFoundError(id);
-    return book;
+  async get(id: number): Promise<VersionedBook> {
+    const found = await this.store.get(id);
+    if (!found) throw new BookNotFoundError(id);
+    return found;
   }
 
   /** Every match, read from storage as the consumer goes, so it can stop early. */
@@ -42,28 +55,21 @@ export class BookService {
     return { books, nextAfter: (books.at(-1) as Book).id };
   }
 
-  /** The whole record is replaced; the id comes from the path and createdAt is kept. */
-  replace(id: number, input: BookInput): Promise<Book> {
-    return this.store.update(id, (current) => ({
-      ...pickInput(input),
-      id,
-      createdAt: current.createdAt,
-      updatedAt: this.now(),
-    }));
+  /** The whole record is replaced; the id comes from the path and createdAt is kept. `condition`: If-Match. */
+  replace(id: number, input: BookInput, condition?: VersionCondition): Promise<VersionedBook> {
+    return this.store.update(id, { ...pickInput(input), updatedAt: this.now() }, condition);
   }
 
-  /** Only supplied fields change; `{}` changes nothing, updatedAt included. */
-  patch(id: number, patch: BookPatch): Promise<Book> {
-    if (Object.keys(patch).length === 0) return this.get(id);
-    return this.store.update(id, (current) => ({
-      ...current,
-      ...patch,
-      updatedAt: this.now(),
-    }));
+  /** Only supplied fields change; `{}` changes nothing, updatedAt included (If-Match still applies). */
+  async patch(id: number, patch: BookPatch, condition?: VersionCondition): Promise<VersionedBook> {
+    if (Object.keys(patch).length > 0) return this.store.update(id, { ...patch, updatedAt: this.now() }, condition);
+    const found = await this.get(id);
+    if (!satisfies(found.version, condition)) throw new PreconditionFailedError(id, found.version);
+    return found;
   }
 
-  delete(id: number): Promise<void> {
-    return this.store.delete(id);
+  delete(id: number, condition?: VersionCondition): Promise<void> {
+    return this.store.delete(id, condition);
   }
 
   private now(): string {

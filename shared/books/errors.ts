@@ -22,3 +22,22 @@ export class DuplicateIsbnError extends Error {
     super(`ISBN ${isbn} is already in use`);
   }
 }
+
+/** If-Match named no current version of the book; `currentVersion` gives the tag the client lacks. */
+export class PreconditionFailedError extends Error {
+  override readonly name = 'PreconditionFailedError';
+  constructor(
+    readonly id: number,
+    readonly currentVersion: number,
+  ) {
+    super(`Book ${id} does not match If-Match (it has changed since that version was read)`);
+  }
+}
+
+/** An Idempotency-Key reused with a different request: the first request's outcome stands. */
+export class IdempotencyKeyReusedError extends Error {
+  override readonly name = 'IdempotencyKeyReusedError';
+  constructor() {
+    super('This Idempotency-Key was already used with a different request body');
+  }
+}

@@ -9,6 +9,12 @@ export interface Book {
   updatedAt: string;
 }
 
+/** A book and the version its stored record has reached (its entity tag is derived from it). */
+export interface VersionedBook {
+  book: Book;
+  version: number;
+}
+
 /** The client-owned fields, as POST and PUT carry them. */
 export type BookInput = Pick<Book, 'title' | 'author' | 'isbn' | 'publicationYear'>;
 

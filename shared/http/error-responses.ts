@@ -1,5 +1,12 @@
 import type { MiddlewareObj } from '@middy/core';
-import { BookNotFoundError, DuplicateIsbnError, ValidationError } from '../books/errors';
+import {
+  BookNotFoundError,
+  DuplicateIsbnError,
+  IdempotencyKeyReusedError,
+  PreconditionFailedError,
+  ValidationError,
+} from '../books/errors';
+import { entityTag } from '../books/preconditions';
 import { logger } from '../logger';
 import { HttpError } from './errors';
 import { empty, failure, internalError, validationFailure } from './responses';
@@ -10,6 +17,10 @@ export const responseForError = (error: unknown): HttpResponse | undefined => {
   if (error instanceof ValidationError) return validationFailure(error.errors);
   if (error instanceof BookNotFoundError) return empty(404);
   if (error instanceof DuplicateIsbnError) return empty(409);
+  if (error instanceof PreconditionFailedError) {
+    return failure(412, error.message, { ETag: entityTag(error.id, error.currentVersion) });
+  }
+  if (error instanceof IdempotencyKeyReusedError) return failure(422, error.message);
   if (error instanceof HttpError) return failure(error.statusCode, error.message);
   return undefined;
 };

@@ -37,3 +37,12 @@ export class ResultTooLargeError extends HttpError {
     );
   }
 }
+
+/** The deployment requires If-Match on PUT, PATCH and DELETE (RFC 6585 §3), and the request has none. */
+export class PreconditionRequiredError extends HttpError {
+  override readonly name = 'PreconditionRequiredError';
+  readonly statusCode = 428;
+  constructor() {
+    super('This request must be conditional: send If-Match with the ETag of the book as last read (or *)');
+  }
+}

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
 import type { Book } from '../books/types';
+import type { BookChange } from './book-store';
 
 /**
  * The books table's item layout and the mappers between items and books, in one place: the store
@@ -17,6 +19,10 @@ export const INDEX_SHARDS = 16;
 export const BOOK_PARTITION_PREFIX = 'BOOK#';
 export const ISBN_CLAIM_PREFIX = 'ISBN#';
 export const ID_BLOCKS_KEY = { pk: 'ID_BLOCKS', sk: 0 } as const;
+export const IDEMPOTENCY_RECORD_PREFIX = 'IDEMPOTENCY#';
+
+/** The books table's TTL attribute (epoch seconds): only idempotency records carry it, never a book. */
+export const EXPIRES_AT_ATTRIBUTE = 'expiresAt';
 
 export const BY_AUTHOR_INDEX = 'byAuthorShard';
 export const BY_YEAR_INDEX = 'byYearShard';
@@ -35,7 +41,11 @@ export const yearShardKey = (year: number, shard: number) => `${shard}#${year}`;
 
 export const shards = (count: number) => Array.from({ length: count }, (_, shard) => shard);
 
-/** A book as stored: the Book plus its keys, index attributes and an optimistic-lock version. */
+/**
+ * A book as stored: the Book plus its keys, index attributes and an optimistic-lock version (from
+ * which its entity tag is derived). A book created with an idempotency key names that key's record
+ * and its expiry, so deleting the book also removes a record that still holds.
+ */
 export interface BookItem extends Book {
   pk: string;
   sk: number;
@@ -44,7 +54,53 @@ export interface BookItem extends Book {
   yearShard: string;
   isbnKey: string;
   version: number;
+  idempotencyRecord?: string;
+  idempotencyExpiresAt?: number;
 }
+
+/**
+ * An Idempotency-Key's record: which book the keyed create made, that create's response (the book
+ * at version 1) and the request's fingerprint. Its key is a digest of the user and the key, so any
+ * key text makes a short, well-formed partition key and users' keys never meet. DynamoDB's TTL
+ * deletes it some time after `expiresAt`; until then the store itself treats it as gone.
+ */
+export interface IdempotencyRecord {
+  pk: string;
+  sk: 0;
+  bookId: number;
+  fingerprint: string;
+  book: Book;
+  version: number;
+  expiresAt: number;
+}
+
+export const idempotencyRecordKey = (owner: string, key: string) => ({
+  pk: `${IDEMPOTENCY_RECORD_PREFIX}${createHash('sha256').update(JSON.stringify([owner, key])).digest('base64url')}`,
+  sk: 0 as const,
+});
+
+/** The stored attributes a change sets: the supplied fields, what derives from them (index and ISBN keys), updatedAt. */
+export const changedAttributes = (id: number, change: BookChange): Record<string, unknown> => {
+  const attributes: Record<string, unknown> = {};
+  if (change.title !== undefined) attributes.title = change.title;
+  if (change.author !== undefined) {
+    const authorKey = normalizeAuthor(change.author);
+    Object.assign(attributes, {
+      author: change.author,
+      authorKey,
+      authorShard: authorShardKey(authorKey, indexShardOf(id)),
+    });
+  }
+  if (change.isbn !== undefined) Object.assign(attributes, { isbn: change.isbn, isbnKey: normalizeIsbn(change.isbn) });
+  if (change.publicationYear !== undefined) {
+    Object.assign(attributes, {
+      publicationYear: change.publicationYear,
+      yearShard: yearShardKey(change.publicationYear, indexShardOf(id)),
+    });
+  }
+  attributes.updatedAt = change.updatedAt;
+  return attributes;
+};
 
 /** The stored form of a book; exported for bulk loaders (the benchmark) that must write what the store reads. */
 export const toBookItem = (book: Book, version: number): BookItem => {

@@ -1,4 +1,6 @@
-import type { Book, BookFilter, NewBook } from '../books/types';
+import type { IdempotentRequest } from '../books/idempotency';
+import type { VersionCondition } from '../books/preconditions';
+import type { Book, BookFilter, BookPatch, NewBook, VersionedBook } from '../books/types';
 
 export interface ListOptions {
   /** Start after the book with this id (a page cursor). */
@@ -7,26 +9,37 @@ export interface ListOptions {
   limit?: number;
 }
 
+/** What a PUT or PATCH changes: the supplied client fields, and the new updatedAt. */
+export type BookChange = BookPatch & { updatedAt: string };
+
 /**
  * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness
- * (compared in normalised form) atomic with every write, and report rule violations with the
- * domain's named errors: BookNotFoundError, DuplicateIsbnError.
+ * (compared in normalised form) atomic with every write, evaluate an If-Match condition inside the
+ * write itself, and report rule violations with the domain's named errors: BookNotFoundError,
+ * DuplicateIsbnError, PreconditionFailedError, IdempotencyKeyReusedError. A missing book is
+ * BookNotFoundError whatever the condition (RFC 9110 §13.2.1).
  */
 export interface BookStore {
-  /** Assigns a new, never reused id and stores the book; DuplicateIsbnError if its ISBN is taken. */
-  create(book: NewBook): Promise<Book>;
+  /**
+   * Assigns a new, never reused id and stores the book at version 1; DuplicateIsbnError if its ISBN
+   * is taken. With an idempotency key the key's record is stored with the book, atomically: a key
+   * already used with the same fingerprint (and not expired) returns the book that request created,
+   * as it was created, and stores nothing; with another fingerprint, IdempotencyKeyReusedError.
+   */
+  create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook>;
   /** A strongly consistent read; undefined when the book does not exist. */
-  get(id: number): Promise<Book | undefined>;
+  get(id: number): Promise<VersionedBook | undefined>;
   /**
    * The matching books in ascending id order, fetched page by page as the caller consumes them,
    * so it holds one storage page at a time and stops reading when the caller stops.
    */
   iterate(filter: BookFilter, options?: ListOptions): AsyncIterable<Book>;
   /**
-   * Replaces the stored book with `change(current)`, atomically with respect to concurrent writers:
-   * if the book changed in between, `change` is applied again to the newer version.
+   * Sets the supplied fields and updatedAt (createdAt and the rest kept) and moves to the next
+   * version, atomically with respect to concurrent writers, when the stored version satisfies
+   * `condition` (PreconditionFailedError otherwise).
    */
-  update(id: number, change: (current: Book) => Book): Promise<Book>;
-  /** Removes the book and releases its ISBN; BookNotFoundError if it does not exist. */
-  delete(id: number): Promise<void>;
+  update(id: number, change: BookChange, condition?: VersionCondition): Promise<VersionedBook>;
+  /** Removes the book and releases its ISBN when its version satisfies `condition`; BookNotFoundError if it does not exist. */
+  delete(id: number, condition?: VersionCondition): Promise<void>;
 }

@@ -1,14 +1,23 @@
+import type { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { BookNotFoundError, DuplicateIsbnError } from '../books/errors';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  BookNotFoundError,
+  DuplicateIsbnError,
+  IdempotencyKeyReusedError,
+  PreconditionFailedError,
+} from '../books/errors';
+import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, type IdempotentRequest } from '../books/idempotency';
 import { normalizeAuthor } from '../books/normalize';
-import type { Book, BookFilter, NewBook } from '../books/types';
+import { satisfies, type VersionCondition } from '../books/preconditions';
+import type { Book, BookFilter, NewBook, VersionedBook } from '../books/types';
 import {
   authorShardKey,
   BOOK_SHARDS,
@@ -17,7 +26,11 @@ import {
   BY_YEAR_INDEX,
   bookKey,
   bookPartition,
+  changedAttributes,
+  EXPIRES_AT_ATTRIBUTE,
   INDEX_SHARDS,
+  type IdempotencyRecord,
+  idempotencyRecordKey,
   isbnClaimKey,
   MAX_PARTITION_KEY_BYTES,
   shards,
@@ -25,7 +38,7 @@ import {
   toBookItem,
   yearShardKey,
 } from './book-items';
-import type { BookStore, ListOptions } from './book-store';
+import type { BookChange, BookStore, ListOptions } from './book-store';
 import { cancellation, isConditionalCheckFailure, isTransactionConflict, StoreInvariantError } from './errors';
 import { IdBlockAllocator } from './id-blocks';
 import { RETRY, retryOnConflict } from './retry';
@@ -34,17 +47,29 @@ import { mergeAscending } from './sorted-merge';
 export class DynamoBookStore implements BookStore {
   private readonly ids: IdBlockAllocator;
 
+  /** `clock` gives the time against which idempotency records expire (tests move it). */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly clock: () => number = Date.now,
   ) {
     this.ids = new IdBlockAllocator(client, tableName);
   }
 
-  /** One transaction (book and ISBN claim); the id comes from this container's block, mostly without a call. */
-  async create(book: NewBook): Promise<Book> {
+  /**
+   * One transaction: the book, its ISBN claim and, with a key, the key's record (so neither exists
+   * without the other); the id comes from this container's block, mostly without a call. A key
+   * already held comes back in the cancellation itself (ReturnValuesOnConditionCheckFailure), so
+   * a retried or concurrent request with that key reads the first one's outcome without another call.
+   */
+  async create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
     const id = await this.ids.allocate();
-    const item = toBookItem({ ...book, id }, 1);
+    const now = this.nowSeconds();
+    const record = idempotency && this.idempotencyRecord(idempotency, { ...book, id }, now);
+    const item: BookItem = {
+      ...toBookItem({ ...book, id }, 1),
+      ...(record && { idempotencyRecord: record.pk, idempotencyExpiresAt: record.expiresAt }),
+    };
     return retryOnConflict(`Creating book ${id}`, async () => {
       try {
         await this.client.send(
@@ -52,14 +77,16 @@ export class DynamoBookStore implements BookStore {
             TransactItems: [
               { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
               this.claimIsbn(item),
+              ...(record ? [this.putIdempotencyRecord(record, now)] : []),
             ],
           }),
         );
-        return toBook(item);
+        return { book: toBook(item), version: item.version };
       } catch (error) {
-        const outcome = cancellation(error, 2);
+        const outcome = cancellation(error, 3);
         if (outcome === 'conflict') return RETRY;
-        const [, isbnTaken] = outcome;
+        const [, isbnTaken, keyUsed] = outcome;
+        if (keyUsed && idempotency) return this.replay(id, idempotency, error);
         if (isbnTaken) throw new DuplicateIsbnError(book.isbn);
         // cancellation() names at least one failed condition; if not the claim's, the book's own.
         throw new StoreInvariantError(`Book ${id} already exists though its id block issued it`);
@@ -67,9 +94,9 @@ export class DynamoBookStore implements BookStore {
     });
   }
 
-  async get(id: number): Promise<Book | undefined> {
+  async get(id: number): Promise<VersionedBook | undefined> {
     const item = await this.getItem(id);
-    return item && toBook(item);
+    return item && versioned(item);
   }
 
   /**
@@ -96,66 +123,169 @@ export class DynamoBookStore implements BookStore {
     );
   }
 
-  async update(id: number, change: (current: Book) => Book): Promise<Book> {
+  /**
+   * One conditional UpdateItem that sets only the changed attributes and returns the new item: the
+   * book must exist, keep its ISBN (when one is supplied) and satisfy If-Match. When it fails,
+   * DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure), which tells a
+   * missing book (404) from a changed one (412) from an ISBN that moves, without another read.
+   * Only a moving ISBN costs a second call: the transaction that moves its claim.
+   */
+  async update(id: number, change: BookChange, condition?: VersionCondition): Promise<VersionedBook> {
+    const attributes = changedAttributes(id, change);
     return retryOnConflict(`Book ${id}`, async () => {
-      const current = await this.getItem(id);
-      if (!current) throw new BookNotFoundError(id);
-      const next = toBookItem({ ...change(toBook(current)), id }, current.version + 1);
-      return (await this.tryReplace(current, next)) ? toBook(next) : RETRY;
+      const conditions = ['attribute_exists(pk)'];
+      const values: Record<string, unknown> = {};
+      if (attributes.isbnKey !== undefined) {
+        conditions.push('isbnKey = :isbnKey');
+        values[':isbnKey'] = attributes.isbnKey;
+      }
+      if (condition !== undefined && condition !== '*') {
+        const versions = condition.length > 0 ? condition : [0]; // 0: no stored version, so nothing matches
+        conditions.push(`version IN (${versions.map((_, i) => `:ifMatch${i}`).join(', ')})`);
+        versions.forEach((version, i) => {
+          values[`:ifMatch${i}`] = version;
+        });
+      }
+      try {
+        const { Attributes } = await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: bookKey(id),
+            ...updateExpression(attributes, conditions, values),
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return versioned(Attributes as BookItem);
+      } catch (error) {
+        if (isTransactionConflict(error)) return RETRY;
+        if (!isConditionalCheckFailure(error)) throw error;
+        const current = itemAsItWas<BookItem>(error);
+        if (!current) throw new BookNotFoundError(id);
+        if (!satisfies(current.version, condition)) throw new PreconditionFailedError(id, current.version);
+        // The conditions were checked against this very item: only the ISBN can be what failed.
+        return this.moveIsbn(current, attributes);
+      }
     });
   }
 
-  async delete(id: number): Promise<void> {
+  async delete(id: number, condition?: VersionCondition): Promise<void> {
+    let recordReassigned = false;
     await retryOnConflict(`Book ${id}`, async () => {
       const current = await this.getItem(id);
       if (!current) throw new BookNotFoundError(id);
+      if (!satisfies(current.version, condition)) throw new PreconditionFailedError(id, current.version);
+      const record = recordReassigned ? undefined : this.liveRecordOf(current);
       try {
         await this.client.send(
           new TransactWriteCommand({
             TransactItems: [
               { Delete: { TableName: this.tableName, Key: bookKey(id), ...this.unchangedSince(current) } },
               this.releaseIsbn(current),
+              ...(record ? [this.deleteIdempotencyRecord(record, id)] : []),
             ],
           }),
         );
         return undefined;
       } catch (error) {
-        const outcome = cancellation(error, 2);
+        const outcome = cancellation(error, 3);
         if (outcome === 'conflict') return RETRY;
-        const [bookChanged] = outcome;
+        const [bookChanged, claimFailed, recordFailed] = outcome;
         if (bookChanged) return RETRY;
-        throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`);
+        if (claimFailed) throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`);
+        // The key expired and another create of its owner took it: that record is no longer this book's.
+        recordReassigned = recordFailed === true;
+        return RETRY;
       }
     });
   }
 
-  /** One conditional write when the ISBN is kept; otherwise one transaction that moves the claim. */
-  private async tryReplace(current: BookItem, next: BookItem): Promise<boolean> {
-    const put = { TableName: this.tableName, Item: next, ...this.unchangedSince(current) };
-    if (next.isbnKey === current.isbnKey) {
-      try {
-        await this.client.send(new PutCommand(put));
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailure(error) || isTransactionConflict(error)) return false;
-        throw error;
-      }
-    }
+  /** The transaction that moves a book's ISBN claim with its change, if the book is still as `current`. */
+  private async moveIsbn(current: BookItem, attributes: Record<string, unknown>): Promise<VersionedBook | typeof RETRY> {
+    const next = { ...current, ...attributes, version: current.version + 1 } as BookItem;
+    const { ConditionExpression, ExpressionAttributeValues } = this.unchangedSince(current);
     try {
       await this.client.send(
         new TransactWriteCommand({
-          TransactItems: [{ Put: put }, this.releaseIsbn(current), this.claimIsbn(next)],
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: bookKey(current.id),
+                ...updateExpression(attributes, [ConditionExpression], ExpressionAttributeValues),
+              },
+            },
+            this.releaseIsbn(current),
+            this.claimIsbn(next),
+          ],
         }),
       );
-      return true;
+      return versioned(next);
     } catch (error) {
       const outcome = cancellation(error, 3);
-      if (outcome === 'conflict') return false;
+      if (outcome === 'conflict') return RETRY;
       const [bookChanged, , isbnTaken] = outcome;
-      if (bookChanged) return false;
+      if (bookChanged) return RETRY;
       if (isbnTaken) throw new DuplicateIsbnError(next.isbn);
       throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`);
     }
+  }
+
+  /** The outcome of the request that first used this key: its book as created, or 422 for another body. */
+  private replay(id: number, idempotency: IdempotentRequest, error: unknown): VersionedBook | typeof RETRY {
+    const record = (error as TransactionCanceledException).CancellationReasons?.[2]?.Item;
+    if (!record) return RETRY; // the reason came without the item: try again, which reads it anew
+    const held = unmarshall(record) as IdempotencyRecord;
+    if (held.fingerprint !== idempotency.fingerprint) throw new IdempotencyKeyReusedError();
+    return { book: held.book, version: held.version };
+  }
+
+  private idempotencyRecord(idempotency: IdempotentRequest, book: Book, now: number): IdempotencyRecord {
+    return {
+      ...idempotencyRecordKey(idempotency.owner, idempotency.key),
+      bookId: book.id,
+      fingerprint: idempotency.fingerprint,
+      book,
+      version: 1,
+      expiresAt: now + IDEMPOTENCY_KEY_LIFETIME_SECONDS,
+    };
+  }
+
+  /** DynamoDB's TTL deletes lazily (typically within days): an expired record still stored is free to take. */
+  private putIdempotencyRecord(record: IdempotencyRecord, now: number) {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: record,
+        ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt <= :now',
+        ExpressionAttributeNames: { '#expiresAt': EXPIRES_AT_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+  }
+
+  /** The key record a book still holds: none once it has expired (it may be gone, or another book's). */
+  private liveRecordOf(item: BookItem) {
+    const { idempotencyRecord, idempotencyExpiresAt } = item;
+    if (idempotencyRecord === undefined || idempotencyExpiresAt === undefined) return undefined;
+    return idempotencyExpiresAt > this.nowSeconds() ? { pk: idempotencyRecord, sk: 0 } : undefined;
+  }
+
+  /** Only while it is still this book's: a missing record (TTL was early) is no reason to refuse the delete. */
+  private deleteIdempotencyRecord(key: { pk: string; sk: number }, id: number) {
+    return {
+      Delete: {
+        TableName: this.tableName,
+        Key: key,
+        ConditionExpression: 'attribute_not_exists(pk) OR bookId = :id',
+        ExpressionAttributeValues: { ':id': id },
+      },
+    };
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.clock() / 1000);
   }
 
   /** Strongly consistent, straight to the book's own key. */
@@ -261,6 +391,32 @@ export class DynamoBookStore implements BookStore {
     };
   }
 }
+
+const versioned = (item: BookItem): VersionedBook => ({ book: toBook(item), version: Number(item.version) });
+
+/** `SET` of the changed attributes and the next version, under the given conditions. */
+const updateExpression = (attributes: Record<string, unknown>, conditions: string[], values: Record<string, unknown>) => {
+  const names = Object.keys(attributes);
+  return {
+    UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')} ADD version :one`,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+    ExpressionAttributeValues: {
+      ...values,
+      ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])),
+      ':one': 1,
+    },
+  };
+};
+
+/**
+ * The item a failed condition saw (ReturnValuesOnConditionCheckFailure ALL_OLD), undefined when
+ * there was none. The document client leaves it in DynamoDB's attribute-value form.
+ */
+const itemAsItWas = <T>(error: unknown): T | undefined => {
+  const item = (error as ConditionalCheckFailedException).Item;
+  return item && (unmarshall(item) as T);
+};
 
 const isStorableKey = (key: string) => Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES;
 

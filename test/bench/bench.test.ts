@@ -103,7 +103,7 @@ describe('bench', () => {
   it('meters the shipped bundle’s DynamoDB calls and their consumed capacity', async () => {
     const store = new DynamoBookStore(tables.documentClient, tables.names.books);
     const now = new Date().toISOString();
-    const book = await store.create({
+    const { book } = await store.create({
       title: 'T',
       author: 'A',
       isbn: 'meter-1',

@@ -29,13 +29,15 @@ describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', ()
       created.push(
         ...(await Promise.all(
           Array.from({ length: 100 }, (_, i) =>
-            listing.create(
-              newBook(`page-${start + i}`, {
-                title: bigTitle,
-                author: i % 2 ? 'Ursula K. Le Guin' : 'Other',
-                publicationYear: 1900 + (i % 10),
-              }),
-            ),
+            listing
+              .create(
+                newBook(`page-${start + i}`, {
+                  title: bigTitle,
+                  author: i % 2 ? 'Ursula K. Le Guin' : 'Other',
+                  publicationYear: 1900 + (i % 10),
+                }),
+              )
+              .then((stored) => stored.book),
           ),
         )),
       );

@@ -78,9 +78,9 @@ describe('a create', () => {
       transactionConflict('None', 'TransactionConflict'),
       1,
     );
-    const created = await store.create(book());
+    const created = (await store.create(book())).book;
     expect(calls).toStrictEqual({ failed: 1, passed: 1 });
-    expect(await reader().get(created.id)).toStrictEqual(created);
+    expect((await reader().get(created.id))?.book).toStrictEqual(created);
     expect(await claimOf(created.isbn)).toMatchObject({ bookId: created.id });
   });
 
@@ -97,53 +97,53 @@ describe('a create', () => {
     );
     expect(calls.failed).toBe(MAX_WRITE_ATTEMPTS);
     const id = Number((error as Error).message.split(' ')[2]);
-    expect(await reader().get(id)).toBeUndefined();
+    expect((await reader().get(id))?.book).toBeUndefined();
     expect(await claimOf(attempt.isbn)).toBeUndefined();
   });
 });
 
-describe('an update that keeps the ISBN (one conditional write)', () => {
+describe('an update that keeps the ISBN (one conditional UpdateItem)', () => {
   it('that meets another transaction once runs again and is stored', async () => {
-    const created = await reader().create(book());
-    const { store, calls } = storeFailing('PutItemCommand', writeConflict, 1);
-    const updated = await store.update(created.id, (current) => ({ ...current, title: 'Retitled' }));
+    const created = (await reader().create(book())).book;
+    const { store, calls } = storeFailing('UpdateItemCommand', writeConflict, 1);
+    const { book: updated } = await store.update(created.id, { title: 'Retitled', updatedAt: 'u' });
     expect(calls).toStrictEqual({ failed: 1, passed: 1 });
     expect(updated).toMatchObject({ id: created.id, title: 'Retitled' });
-    expect(await reader().get(created.id)).toStrictEqual(updated);
+    expect((await reader().get(created.id))?.book).toStrictEqual(updated);
   });
 
   it('whose write fails for another reason passes the error on, without running again', async () => {
-    const created = await reader().create(book());
-    const { store, calls } = storeFailing('PutItemCommand', throttled, 1);
-    await expect(store.update(created.id, (current) => ({ ...current, title: 'Lost' }))).rejects.toBeInstanceOf(
+    const created = (await reader().create(book())).book;
+    const { store, calls } = storeFailing('UpdateItemCommand', throttled, 1);
+    await expect(store.update(created.id, { title: 'Lost', updatedAt: 'u' })).rejects.toBeInstanceOf(
       ThrottlingException,
     );
     expect(calls).toStrictEqual({ failed: 1, passed: 0 });
-    expect(await reader().get(created.id)).toStrictEqual(created);
+    expect((await reader().get(created.id))?.book).toStrictEqual(created);
   });
 
   it('whose conflict never clears gives up after MAX_WRITE_ATTEMPTS, naming the book, and changes nothing', async () => {
-    const created = await reader().create(book());
-    const { store } = storeFailing('PutItemCommand', writeConflict);
-    await expect(store.update(created.id, (current) => ({ ...current, title: 'Lost' }))).rejects.toThrow(
+    const created = (await reader().create(book())).book;
+    const { store } = storeFailing('UpdateItemCommand', writeConflict);
+    await expect(store.update(created.id, { title: 'Lost', updatedAt: 'u' })).rejects.toThrow(
       new ConcurrentUpdateError(`Book ${created.id} kept conflicting during ${MAX_WRITE_ATTEMPTS} attempts`),
     );
-    expect(await reader().get(created.id)).toStrictEqual(created);
+    expect((await reader().get(created.id))?.book).toStrictEqual(created);
   });
 });
 
-describe('an update that moves the ISBN (one transaction of three writes)', () => {
+describe('an update that moves the ISBN (a failed UpdateItem that returns the book, then one transaction of three writes)', () => {
   it('that meets another transaction once runs again: the book and both claims end up moved', async () => {
-    const created = await reader().create(book());
+    const created = (await reader().create(book())).book;
     const moved = `${created.isbn}-moved`;
     const { store, calls } = storeFailing(
       'TransactWriteItemsCommand',
       transactionConflict('None', 'TransactionConflict', 'None'),
       1,
     );
-    const updated = await store.update(created.id, (current) => ({ ...current, isbn: moved }));
+    const { book: updated } = await store.update(created.id, { isbn: moved, updatedAt: 'u' });
     expect(calls).toStrictEqual({ failed: 1, passed: 1 });
-    expect(await reader().get(created.id)).toStrictEqual(updated);
+    expect((await reader().get(created.id))?.book).toStrictEqual(updated);
     expect(updated.isbn).toBe(moved);
     expect(await claimOf(moved)).toMatchObject({ bookId: created.id });
     expect(await claimOf(created.isbn)).toBeUndefined();
@@ -152,7 +152,7 @@ describe('an update that moves the ISBN (one transaction of three writes)', () =
 
 describe('a delete', () => {
   it('that meets another transaction once runs again: the book is gone and its ISBN free', async () => {
-    const created = await reader().create(book());
+    const created = (await reader().create(book())).book;
     const { store, calls } = storeFailing(
       'TransactWriteItemsCommand',
       transactionConflict('TransactionConflict', 'None'),
@@ -160,17 +160,17 @@ describe('a delete', () => {
     );
     await store.delete(created.id);
     expect(calls).toStrictEqual({ failed: 1, passed: 1 });
-    expect(await reader().get(created.id)).toBeUndefined();
+    expect((await reader().get(created.id))?.book).toBeUndefined();
     expect(await claimOf(created.isbn)).toBeUndefined();
   });
 
   it('whose conflict never clears gives up after MAX_WRITE_ATTEMPTS, naming the book, which stays', async () => {
-    const created = await reader().create(book());
+    const created = (await reader().create(book())).book;
     const { store } = storeFailing('TransactWriteItemsCommand', transactionConflict('None', 'TransactionConflict'));
     await expect(store.delete(created.id)).rejects.toThrow(
       new ConcurrentUpdateError(`Book ${created.id} kept conflicting during ${MAX_WRITE_ATTEMPTS} attempts`),
     );
-    expect(await reader().get(created.id)).toStrictEqual(created);
+    expect((await reader().get(created.id))?.book).toStrictEqual(created);
     expect(await claimOf(created.isbn)).toMatchObject({ bookId: created.id });
   });
 });

@@ -1,8 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
+import { BookNotFoundError, DuplicateIsbnError, PreconditionFailedError } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
-import type { BookFilter } from '../../shared/books/types';
+import type { BookFilter, BookPatch } from '../../shared/books/types';
 import { ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
 import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
@@ -28,59 +28,63 @@ describe('DynamoBookStore against DynamoDB Local', () => {
       )
     ).Item;
 
-  it('assigns increasing ids and reads back what it stored', async () => {
+  const create = async (...args: Parameters<DynamoBookStore['create']>) => (await store.create(...args)).book;
+  const change = (fields: BookPatch) => ({ ...fields, updatedAt: '2026-02-02T00:00:00.000Z' });
+
+  it('assigns increasing ids at version 1 and reads back what it stored', async () => {
     const first = await store.create(newBook('int-1'));
     const second = await store.create(newBook('int-2'));
-    expect(second.id).toBeGreaterThan(first.id);
-    expect(await store.get(first.id)).toEqual(first);
+    expect(first.version).toBe(1);
+    expect(second.book.id).toBeGreaterThan(first.book.id);
+    expect(await store.get(first.book.id)).toEqual(first);
     expect(await store.get(999_999)).toBeUndefined();
   });
 
   it('claims the normalised ISBN in the same transaction as the book', async () => {
-    const created = await store.create(newBook('int-3-x'));
+    const created = await create(newBook('int-3-x'));
     expect(await isbnClaim('INT3X')).toMatchObject({ bookId: created.id });
     await expect(store.create(newBook('INT 3 X'))).rejects.toBeInstanceOf(DuplicateIsbnError);
   });
 
   it('never reuses an id, even after a failed create', async () => {
-    const before = await store.create(newBook('int-4'));
+    const before = await create(newBook('int-4'));
     await expect(store.create(newBook('int-4'))).rejects.toBeInstanceOf(DuplicateIsbnError);
-    const after = await store.create(newBook('int-5'));
+    const after = await create(newBook('int-5'));
     expect(after.id).toBe(before.id + 2);
   });
 
   it('moves the ISBN claim when an update changes the ISBN, and refuses a taken one', async () => {
-    const a = await store.create(newBook('int-6'));
+    const a = await create(newBook('int-6'));
     const b = await store.create(newBook('int-7'));
-    const moved = await store.update(a.id, (current) => ({ ...current, isbn: 'int-8' }));
-    expect(moved.isbn).toBe('int-8');
+    const moved = await store.update(a.id, change({ isbn: 'int-8' }));
+    expect(moved).toEqual({ book: { ...a, isbn: 'int-8', updatedAt: '2026-02-02T00:00:00.000Z' }, version: 2 });
+    expect(await store.get(a.id)).toEqual(moved);
     expect(await isbnClaim('INT6')).toBeUndefined();
     expect(await isbnClaim('INT8')).toMatchObject({ bookId: a.id });
-    await expect(store.update(b.id, (current) => ({ ...current, isbn: 'INT8' }))).rejects.toBeInstanceOf(
-      DuplicateIsbnError,
-    );
-    expect(await store.get(b.id)).toEqual(b);
-    expect(await isbnClaim('INT7')).toMatchObject({ bookId: b.id });
+    await expect(store.update(b.book.id, change({ isbn: 'INT8' }))).rejects.toBeInstanceOf(DuplicateIsbnError);
+    expect(await store.get(b.book.id)).toEqual(b);
+    expect(await isbnClaim('INT7')).toMatchObject({ bookId: b.book.id });
   });
 
   it('releases the ISBN claim on delete, so the ISBN can be used again', async () => {
-    const created = await store.create(newBook('int-9'));
+    const created = await create(newBook('int-9'));
     await store.delete(created.id);
     expect(await store.get(created.id)).toBeUndefined();
     expect(await isbnClaim('INT9')).toBeUndefined();
     await expect(store.delete(created.id)).rejects.toBeInstanceOf(BookNotFoundError);
-    await expect(store.update(created.id, (c) => c)).rejects.toBeInstanceOf(BookNotFoundError);
-    expect((await store.create(newBook('int-9'))).isbn).toBe('int-9');
+    await expect(store.update(created.id, change({}))).rejects.toBeInstanceOf(BookNotFoundError);
+    await expect(store.update(created.id, change({ isbn: 'int-9' }), [1])).rejects.toBeInstanceOf(BookNotFoundError);
+    expect((await create(newBook('int-9'))).isbn).toBe('int-9');
   });
 
-  it('applies concurrent updates to one book one after another, losing none', async () => {
-    const created = await store.create(newBook('int-10', { publicationYear: 1000 }));
-    await Promise.all(
-      Array.from({ length: 8 }, () =>
-        store.update(created.id, (c) => ({ ...c, publicationYear: c.publicationYear + 1 })),
-      ),
+  it('applies concurrent updates to one book one after another: each gets its own version', async () => {
+    const created = await create(newBook('int-10', { publicationYear: 1000 }));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.update(created.id, change({ publicationYear: 1001 + i }))),
     );
-    expect((await store.get(created.id))?.publicationYear).toBe(1008);
+    expect(results.map((r) => r.version).sort((x, y) => x - y)).toStrictEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const last = results.find((r) => r.version === 9);
+    expect(await store.get(created.id)).toEqual(last);
   });
 
   it('lets exactly one of many concurrent creates take an ISBN', async () => {
@@ -155,6 +159,12 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
     tables.documentClient.send(new PutCommand({ TableName: tables.names.books, Item }));
   const remove = (Key: Record<string, unknown>) =>
     tables.documentClient.send(new DeleteCommand({ TableName: tables.names.books, Key }));
+  const isbnClaim = async (normalised: string) =>
+    (
+      await tables.documentClient.send(
+        new GetCommand({ TableName: tables.names.books, Key: { pk: `ISBN#${normalised}`, sk: 0 } }),
+      )
+    ).Item;
 
   beforeAll(async () => {
     tables = await createTestTables();
@@ -227,38 +237,86 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
     await expect(fresh.create(newBook('edge-taken-id'))).rejects.toThrow(
       new StoreInvariantError('Book 1 already exists though its id block issued it'),
     );
-    expect((await fresh.create(newBook('edge-taken-id'))).id).toBe(2);
+    expect((await fresh.create(newBook('edge-taken-id'))).book.id).toBe(2);
   });
 
   it('a delete whose ISBN claim is gone is a StoreInvariantError, and deletes nothing', async () => {
     const target = await store.create(newBook('edge-claim-gone'));
     await remove({ pk: 'ISBN#EDGECLAIMGONE', sk: 0 });
-    await expect(store.delete(target.id)).rejects.toThrow(
-      new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
+    await expect(store.delete(target.book.id)).rejects.toThrow(
+      new StoreInvariantError(`ISBN claim of book ${target.book.id} is missing or foreign`),
     );
-    expect(await store.get(target.id)).toEqual(target);
+    expect(await store.get(target.book.id)).toEqual(target);
   });
 
   it('an ISBN change whose old claim belongs to another book is a StoreInvariantError, and changes nothing', async () => {
     const target = await store.create(newBook('edge-foreign'));
     await put({ pk: 'ISBN#EDGEFOREIGN', sk: 0, bookId: 1 });
-    await expect(store.update(target.id, (current) => ({ ...current, isbn: 'edge-foreign-2' }))).rejects.toThrow(
-      new StoreInvariantError(`ISBN claim of book ${target.id} is missing or foreign`),
+    await expect(store.update(target.book.id, { isbn: 'edge-foreign-2', updatedAt: 'u' })).rejects.toThrow(
+      new StoreInvariantError(`ISBN claim of book ${target.book.id} is missing or foreign`),
     );
-    expect(await store.get(target.id)).toEqual(target);
+    expect(await store.get(target.book.id)).toEqual(target);
   });
 
-  it('an update that keeps the ISBN writes the book alone, conditioned on the version it read', async () => {
+  it('an update that keeps the ISBN is one UpdateItem that returns the new item and, on failure, the old one', async () => {
     const target = await store.create(newBook('edge-keep'));
     recorded.sent.length = 0;
-    const updated = await store.update(target.id, (current) => ({ ...current, title: 'Kept ISBN' }));
-    expect(updated).toEqual({ ...target, title: 'Kept ISBN' });
-    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['GetItemCommand', 'PutItemCommand']);
-    expect(recorded.sent[1]?.input).toMatchObject({
-      ConditionExpression: 'version = :version',
-      ExpressionAttributeValues: { ':version': 1 },
-      Item: { version: 2, title: 'Kept ISBN' },
+    const updated = await store.update(target.book.id, { isbn: 'EDGE KEEP', title: 'Kept ISBN', updatedAt: 'u' }, [1]);
+    expect(updated).toEqual({
+      book: { ...target.book, isbn: 'EDGE KEEP', title: 'Kept ISBN', updatedAt: 'u' },
+      version: 2,
     });
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['UpdateItemCommand']);
+    expect(recorded.sent[0]?.input).toMatchObject({
+      ConditionExpression: 'attribute_exists(pk) AND isbnKey = :isbnKey AND version IN (:ifMatch0)',
+      ExpressionAttributeValues: { ':isbnKey': 'EDGEKEEP', ':ifMatch0': 1, ':one': 1 },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    expect(recorded.sent[0]?.input.UpdateExpression).toMatch(/^SET .* ADD version :one$/);
+  });
+
+  it('a PATCH without an ISBN sets only the supplied fields, with no ISBN condition', async () => {
+    const target = await store.create(newBook('edge-patch', { author: 'Old Author' }));
+    recorded.sent.length = 0;
+    const updated = await store.update(target.book.id, { author: 'New Author', updatedAt: 'u' });
+    expect(updated.book).toEqual({ ...target.book, author: 'New Author', updatedAt: 'u' });
+    const input = recorded.sent[0]?.input;
+    expect(input?.ConditionExpression).toBe('attribute_exists(pk)');
+    expect(Object.values(input?.ExpressionAttributeNames ?? {}).sort()).toStrictEqual([
+      'author',
+      'authorKey',
+      'authorShard',
+      'updatedAt',
+    ]);
+    expect(await list({ author: 'new author' })).toContain(target.book.id);
+    expect(await list({ author: 'old author' })).not.toContain(target.book.id);
+  });
+
+  it('If-Match: a stale or foreign version is refused with the current one, a missing book is 404 first', async () => {
+    const target = await store.create(newBook('edge-if-match'));
+    await store.update(target.book.id, { title: 'v2', updatedAt: 'u' });
+    for (const condition of [[1], [], [1, 3]]) {
+      await expect(store.update(target.book.id, { title: 'lost', updatedAt: 'u' }, condition)).rejects.toThrow(
+        new PreconditionFailedError(target.book.id, 2),
+      );
+      await expect(store.update(target.book.id, { isbn: 'moved', updatedAt: 'u' }, condition)).rejects.toThrow(
+        new PreconditionFailedError(target.book.id, 2),
+      );
+      await expect(store.delete(target.book.id, condition)).rejects.toThrow(
+        new PreconditionFailedError(target.book.id, 2),
+      );
+    }
+    expect((await store.get(target.book.id))?.book.title).toBe('v2');
+    expect(await isbnClaim('EDGEIFMATCH')).toMatchObject({ bookId: target.book.id });
+    const moved = await store.update(target.book.id, { isbn: 'edge-if-match-2', updatedAt: 'u' }, [2]);
+    expect(moved.version).toBe(3);
+    expect((await store.update(target.book.id, { title: 'star', updatedAt: 'u' }, '*')).version).toBe(4);
+    await store.delete(target.book.id, [4]);
+    await expect(store.update(target.book.id, { title: 'x', updatedAt: 'u' }, [4])).rejects.toBeInstanceOf(
+      BookNotFoundError,
+    );
+    await expect(store.delete(target.book.id, '*')).rejects.toBeInstanceOf(BookNotFoundError);
   });
 });
 
@@ -289,19 +347,23 @@ describe('DynamoBookStore when another writer gets in between its read and its w
   it('a delete runs again on the newer version, and deletes it', async () => {
     const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
     const target = await other.create(newBook('race-delete'));
-    const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
-    await store.delete(target.id);
-    expect(await other.get(target.id)).toBeUndefined();
+    const { store, transactions } = interrupted(() =>
+      other.update(target.book.id, { title: 'newer', updatedAt: 'u' }),
+    );
+    await store.delete(target.book.id);
+    expect(await other.get(target.book.id)).toBeUndefined();
     expect(transactions()).toHaveLength(2);
   });
 
   it('an update that moves the ISBN runs again on the newer version, keeping the other writer’s change', async () => {
     const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
     const target = await other.create(newBook('race-move'));
-    const { store, transactions } = interrupted(() => other.update(target.id, (c) => ({ ...c, title: 'newer' })));
-    const moved = await store.update(target.id, (current) => ({ ...current, isbn: 'race-moved' }));
-    expect(moved).toMatchObject({ title: 'newer', isbn: 'race-moved' });
-    expect(await other.get(target.id)).toEqual(moved);
+    const { store, transactions } = interrupted(() =>
+      other.update(target.book.id, { title: 'newer', updatedAt: 'u' }),
+    );
+    const moved = await store.update(target.book.id, { isbn: 'race-moved', updatedAt: 'u' });
+    expect(moved).toMatchObject({ book: { title: 'newer', isbn: 'race-moved' }, version: 3 });
+    expect(await other.get(target.book.id)).toEqual(moved);
     expect(transactions()).toHaveLength(2);
   });
 });
@@ -317,9 +379,9 @@ describe('DynamoBookStore: one key holding more than its share of a page (Dynamo
     recorded = createRecordingDocumentClient(own.endpoint);
     store = new DynamoBookStore(recorded.client, own.names.books);
     const created = await Promise.all(Array.from({ length: 64 }, (_, i) => store.create(newBook(`lop-${i}`))));
-    lopsided = created.map((each) => each.id).filter((id) => id % INDEX_SHARDS === 0);
+    lopsided = created.map((each) => each.book.id).filter((id) => id % INDEX_SHARDS === 0);
     for (const [n, id] of lopsided.entries()) {
-      await store.update(id, (current) => ({ ...current, author: 'Lopsided', publicationYear: n % 2 ? 1801 : 1800 }));
+      await store.update(id, { author: 'Lopsided', publicationYear: n % 2 ? 1801 : 1800, updatedAt: 'u' });
     }
   });
   const list = async (filter: BookFilter, options?: ListOptions) => {

@@ -178,7 +178,7 @@ describe('injected DynamoDB faults', () => {
     await expect(store.create(book)).rejects.toThrow(/Rate of requests exceeds/);
     client.middlewareStack.remove('faultInjection');
     expect(await count()).toBe(before + 1);
-    const created = await store.create(book);
+    const { book: created } = await store.create(book);
     expect(created.id).toBeGreaterThan(0);
     expect(await count()).toBe(before + 2);
   });

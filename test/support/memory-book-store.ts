@@ -1,28 +1,44 @@
-import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
+import {
+  BookNotFoundError,
+  DuplicateIsbnError,
+  IdempotencyKeyReusedError,
+  PreconditionFailedError,
+} from '../../shared/books/errors';
+import type { IdempotentRequest } from '../../shared/books/idempotency';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
-import type { Book, BookFilter, NewBook } from '../../shared/books/types';
-import type { BookStore, ListOptions } from '../../shared/store/book-store';
+import { satisfies, type VersionCondition } from '../../shared/books/preconditions';
+import type { Book, BookFilter, NewBook, VersionedBook } from '../../shared/books/types';
+import type { BookChange, BookStore, ListOptions } from '../../shared/store/book-store';
 
 /** An in-memory BookStore for fast unit tests of the use cases; never used by the service itself. */
 export class MemoryBookStore implements BookStore {
-  private readonly books = new Map<number, Book>();
+  private readonly books = new Map<number, VersionedBook>();
+  private readonly keys = new Map<string, { fingerprint: string; created: VersionedBook }>();
   private lastId = 0;
 
-  async create(book: NewBook): Promise<Book> {
+  async create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
     const id = ++this.lastId;
+    const keyName = idempotency && JSON.stringify([idempotency.owner, idempotency.key]);
+    const used = keyName === undefined ? undefined : this.keys.get(keyName);
+    if (used && idempotency) {
+      if (used.fingerprint !== idempotency.fingerprint) throw new IdempotencyKeyReusedError();
+      return copy(used.created);
+    }
     this.assertIsbnFree(book.isbn, id);
-    const stored = { ...book, id };
+    const stored = { book: { ...book, id }, version: 1 };
     this.books.set(id, stored);
-    return { ...stored };
+    if (keyName && idempotency) this.keys.set(keyName, { fingerprint: idempotency.fingerprint, created: copy(stored) });
+    return copy(stored);
   }
 
   async get(id: number) {
-    const book = this.books.get(id);
-    return book && { ...book };
+    const stored = this.books.get(id);
+    return stored && copy(stored);
   }
 
   private matching({ author, year }: BookFilter): Book[] {
     return [...this.books.values()]
+      .map(({ book }) => book)
       .filter((b) => author === undefined || normalizeAuthor(b.author) === normalizeAuthor(author))
       .filter((b) => year === undefined || b.publicationYear === year)
       .sort((a, b) => a.id - b.id)
@@ -34,22 +50,31 @@ export class MemoryBookStore implements BookStore {
     yield* books.slice(0, limit);
   }
 
-  async update(id: number, change: (current: Book) => Book) {
-    const current = this.books.get(id);
-    if (!current) throw new BookNotFoundError(id);
-    const next = { ...change({ ...current }), id };
-    this.assertIsbnFree(next.isbn, id);
+  async update(id: number, change: BookChange, condition?: VersionCondition) {
+    const current = this.existing(id, condition);
+    const next = { book: { ...current.book, ...change, id }, version: current.version + 1 };
+    this.assertIsbnFree(next.book.isbn, id);
     this.books.set(id, next);
-    return { ...next };
+    return copy(next);
   }
 
-  async delete(id: number) {
-    if (!this.books.delete(id)) throw new BookNotFoundError(id);
+  async delete(id: number, condition?: VersionCondition) {
+    this.existing(id, condition);
+    this.books.delete(id);
+  }
+
+  private existing(id: number, condition: VersionCondition | undefined): VersionedBook {
+    const current = this.books.get(id);
+    if (!current) throw new BookNotFoundError(id);
+    if (!satisfies(current.version, condition)) throw new PreconditionFailedError(id, current.version);
+    return current;
   }
 
   private assertIsbnFree(isbn: string, ownerId: number) {
-    for (const book of this.books.values()) {
+    for (const { book } of this.books.values()) {
       if (book.id !== ownerId && normalizeIsbn(book.isbn) === normalizeIsbn(isbn)) throw new DuplicateIsbnError(isbn);
     }
   }
 }
+
+const copy = ({ book, version }: VersionedBook): VersionedBook => ({ book: { ...book }, version });

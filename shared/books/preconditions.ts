@@ -1,0 +1,79 @@
+import { ValidationError } from './errors';
+
+/**
+ * Conditional requests (RFC 9110 §13). A book's entity tag is a strong validator derived from its
+ * stored version: opaque to clients (base64url of the id and version), so they compare it and
+ * never read it. It names the book too, so a tag copied from another book never matches.
+ */
+export const entityTag = (id: number, version: number): string =>
+  `"${Buffer.from(`${id}.${version}`, 'utf8').toString('base64url')}"`;
+
+/** The version an opaque tag names for this book, or undefined when it is not one of this book's tags. */
+export const versionOf = (id: number, opaque: string): number | undefined => {
+  if (!/^[A-Za-z0-9_-]+$/.test(opaque)) return undefined;
+  const match = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(opaque, 'base64url').toString('utf8'));
+  if (!match || Number(match[1]) !== id) return undefined;
+  const version = Number(match[2]);
+  return Number.isSafeInteger(version) && version >= 1 ? version : undefined;
+};
+
+/** What a precondition header asks for: any current representation (`*`), or one of these tags. */
+export type TagList = '*' | readonly EntityTag[];
+
+export interface EntityTag {
+  weak: boolean;
+  /** The quoted part without its quotes. */
+  opaque: string;
+}
+
+/** RFC 9110's entity-tag (etagc without obs-text) and a list of them, or `*`; empty list elements are not accepted. */
+const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e]*"`;
+export const TAG_LIST_PATTERN = String.raw`^(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)$`;
+const TAG_LIST = new RegExp(TAG_LIST_PATTERN);
+
+/** At most this many tags in one header: one conditional write checks them all (DynamoDB's IN takes 100). */
+export const MAX_LISTED_TAGS = 100;
+
+/** A header value as `*` or its tags; undefined when absent; ValidationError (400) when malformed. */
+export const parseTagList = (header: 'If-Match' | 'If-None-Match', value: string | undefined): TagList | undefined => {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (!TAG_LIST.test(trimmed)) {
+    throw new ValidationError({ [header]: `${header} must be * or a comma-separated list of quoted entity tags` });
+  }
+  if (trimmed === '*') return '*';
+  const tags = [...trimmed.matchAll(/(W\/)?"([^"]*)"/g)].map(([, weak, opaque]) => ({
+    weak: weak !== undefined,
+    opaque: opaque as string,
+  }));
+  if (tags.length > MAX_LISTED_TAGS) {
+    throw new ValidationError({ [header]: `${header} may list at most ${MAX_LISTED_TAGS} entity tags` });
+  }
+  return tags;
+};
+
+/**
+ * What If-Match lets a write proceed on: any existing book, or these versions (strong comparison:
+ * a weak tag never matches). An empty list means no version can match: the write answers 412 when
+ * the book exists and 404 when it does not.
+ */
+export type VersionCondition = '*' | readonly number[];
+
+export const ifMatchCondition = (id: number, tags: TagList | undefined): VersionCondition | undefined => {
+  if (tags === undefined || tags === '*') return tags;
+  const versions = tags
+    .filter((tag) => !tag.weak)
+    .map((tag) => versionOf(id, tag.opaque))
+    .filter((version): version is number => version !== undefined);
+  return [...new Set(versions)];
+};
+
+export const satisfies = (version: number, condition: VersionCondition | undefined): boolean =>
+  condition === undefined || condition === '*' || condition.includes(version);
+
+/** If-None-Match on a read: weak comparison (RFC 9110 §13.1.2), so `W/` before a current tag still matches. */
+export const noneMatch = (id: number, version: number, tags: TagList | undefined): boolean => {
+  if (tags === undefined) return true;
+  if (tags === '*') return false;
+  return !tags.some((tag) => versionOf(id, tag.opaque) === version);
+};
