@@ -11,6 +11,7 @@ import { stackOptionsFromContext } from './context';
  *   realm          authentication realm (default "books"; printable ASCII, no quotes or backslashes)
  *   digestAlgorithm  "MD5", "SHA-256" or "MD5,SHA-256": the Digest challenges offered, in order (default both)
  *   publicReads    "true": the two GET routes need no credentials (default "false")
+ *   requireIfMatch "true": PUT, PATCH and DELETE without If-Match get 428 Precondition Required (default "false")
  *   retainData     "true": keep and protect the tables outside "prod" too (default "false")
  *   tracing        "true": active X-Ray tracing for the stage and the functions (default "false")
  *   webAclArn      a regional WAFv2 web ACL to associate with the stage (default none)

@@ -22,6 +22,8 @@ export interface BookLibraryStackProps extends StackProps {
   digestAlgorithms?: readonly DigestAlgorithm[];
   /** The two GET routes need no credentials. */
   publicReads: boolean;
+  /** PUT, PATCH and DELETE without If-Match get 428 (default off: the contract's clients send none). */
+  requireIfMatch?: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
   throttling: { rateLimit: number; burstLimit: number };
   /** Active X-Ray tracing for the stage and every function (default off). */
@@ -78,7 +80,7 @@ export class BookLibraryStack extends Stack {
       const fn = new RouteFunction(this, route.name, {
         entry: route.entry,
         ...('assets' in route && { assets: route.assets }),
-        environment: this.routeEnvironment(route, props.publicReads),
+        environment: this.routeEnvironment(route, props.publicReads, props.requireIfMatch ?? false),
         tracing,
         samLocal,
         architecture,
@@ -102,9 +104,12 @@ export class BookLibraryStack extends Stack {
     new CfnOutput(this, 'AuthTableName', { value: this.tables.auth.tableName });
   }
 
-  private routeEnvironment(route: Route, publicReads: boolean): Record<string, string> {
+  private routeEnvironment(route: Route, publicReads: boolean, requireIfMatch: boolean): Record<string, string> {
     if (route.access === 'none') return { PUBLIC_READS: String(publicReads) };
-    return { BOOKS_TABLE_NAME: this.tables.books.tableName };
+    return {
+      BOOKS_TABLE_NAME: this.tables.books.tableName,
+      ...(route.access === 'write' && { REQUIRE_IF_MATCH: String(requireIfMatch) }),
+    };
   }
 
   private addMethod(

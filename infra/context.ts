@@ -50,6 +50,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     realm,
     digestAlgorithms: digestAlgorithms(),
     publicReads: flag('publicReads'),
+    requireIfMatch: flag('requireIfMatch'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {
       rateLimit: positiveNumber('throttleRate', '50'),

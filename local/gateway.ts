@@ -230,14 +230,21 @@ export const lambdaContext = (
   };
 };
 
+
 /** Writes a proxy integration result as API Gateway would. */
 export const writeResult = (response: ServerResponse, result: APIGatewayProxyResult) => {
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
     response.setHeader(name, values.map(String));
   }
-  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
   response.statusCode = result.statusCode;
+  // 304 has no content (RFC 9110 §15.4.5): no body, and no Content-Length that would describe one.
+  if (result.statusCode === 304) {
+    response.removeHeader('Content-Type');
+    response.end();
+    return;
+  }
+  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
   response.setHeader('Content-Length', body.length);
   response.end(body);
 };

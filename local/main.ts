@@ -27,6 +27,7 @@ Environment:
   LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo)
   AUTH_REALM         authentication realm (default books)
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
+  REQUIRE_IF_MATCH   true: PUT, PATCH and DELETE without If-Match get 428 (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
   DIGEST_ALGORITHM   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
   POWERTOOLS_LOG_LEVEL         INFO shows the JSON access line Lambda logs for each request

@@ -3,8 +3,11 @@ import type * as v from 'valibot';
 import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
 import { documentedCounterpart } from '../books/documented-checks';
 import { MAX_BOOK_ID } from '../books/limits';
+import { IdempotencyKeyReusedError } from '../books/errors';
+import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../books/idempotency';
+import { MAX_LISTED_TAGS, TAG_LIST_PATTERN } from '../books/preconditions';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
-import { ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
+import { PreconditionRequiredError, ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
 import { MAX_BODY_BYTES } from '../http/json-body';
 import { INTERNAL_ERROR_MESSAGE } from '../http/responses';
 
@@ -95,20 +98,33 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 
-type Status = '200' | '201' | '204' | '400' | '404' | '409' | '413' | '415' | '422';
+type Status = '200' | '201' | '204' | '304' | '400' | '404' | '409' | '412' | '413' | '415' | '422' | '428';
+
+/** Request headers an operation reads, each described once in HEADER_PARAMETERS. */
+type RequestHeader = 'If-Match' | 'If-None-Match' | 'Idempotency-Key';
 
 interface OperationSpec {
   summary: string;
   body?: 'BookInput' | 'BookPatch';
   query?: boolean;
+  headers?: RequestHeader[];
   responses: Partial<Record<Status, Record<string, unknown>>>;
   tag?: string;
 }
 
-const BOOK_OK = { description: 'The book', content: jsonContent(ref('Book')) };
+const ETAG = {
+  ETag: {
+    description: 'The book’s current entity tag (strong, opaque): send it in If-Match to write only over this version',
+    schema: { type: 'string' },
+  },
+};
+const BOOK_OK = { description: 'The book', headers: ETAG, content: jsonContent(ref('Book')) };
 const NOT_FOUND = { description: 'No book has this id (no body)' };
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
+
+/** What If-Match adds to PUT, PATCH and DELETE. */
+const CONDITIONAL_WRITE = { '412': response('PreconditionFailed'), '428': response('PreconditionRequired') };
 
 /** PUT and PATCH answer alike: the book as stored now, or why not. */
 const UPDATE_RESPONSES = {
@@ -116,7 +132,35 @@ const UPDATE_RESPONSES = {
   '400': response('ValidationFailed'),
   '404': NOT_FOUND,
   '409': ISBN_TAKEN,
+  ...CONDITIONAL_WRITE,
   ...BODY_ERRORS,
+};
+
+const TAG_LIST_SCHEMA = { type: 'string', pattern: TAG_LIST_PATTERN };
+
+/** The request headers, as the handlers parse them (a value the pattern refuses is 400). */
+const HEADER_PARAMETERS: Record<RequestHeader, Record<string, unknown>> = {
+  'If-Match': {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: `Write only if the book's current ETag is one of these (strong comparison: W/ tags never match), or * for any existing book; else 412. At most ${MAX_LISTED_TAGS} tags. Required when the deployment sets requireIfMatch (else 428)`,
+    schema: TAG_LIST_SCHEMA,
+  },
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: `304 without a body when the book's current ETag is one of these (weak comparison), or * ; at most ${MAX_LISTED_TAGS} tags`,
+    schema: TAG_LIST_SCHEMA,
+  },
+  'Idempotency-Key': {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: `A key for retrying this create safely (IETF httpapi Idempotency-Key, draft-07): a quoted string (or the bare text) of 1 to 255 printable ASCII characters without " or \\. Within ${IDEMPOTENCY_KEY_LIFETIME_SECONDS / 3600} hours, the same user repeating the key with the same book gets the first 201 again (same id, Location, body, ETag) and no second book; with another book, 422`,
+    schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
+  },
 };
 
 /** Per route name: what the handler answers besides the statuses every route shares. */
@@ -143,36 +187,56 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   CreateBook: {
     summary: 'Create a book',
     body: 'BookInput',
+    headers: ['Idempotency-Key'],
     responses: {
       '201': {
-        description: 'Created',
+        description: 'Created (or, for a repeated Idempotency-Key with the same book, the first request’s 201 again)',
         headers: {
           Location: { description: 'The request URL with /{id} appended', schema: { type: 'string', format: 'uri' } },
+          ...ETAG,
         },
         content: jsonContent(ref('Book')),
       },
       '400': response('ValidationFailed'),
       '409': ISBN_TAKEN,
+      '422': response('IdempotencyKeyReused'),
       ...BODY_ERRORS,
     },
   },
   GetBook: {
     summary: 'Read a book',
-    responses: { '200': BOOK_OK, '400': response('ValidationFailed'), '404': NOT_FOUND },
+    headers: ['If-None-Match'],
+    responses: {
+      '200': BOOK_OK,
+      '304': {
+        description: 'If-None-Match named the current ETag: the client’s copy is current (no body)',
+        headers: ETAG,
+      },
+      '400': response('ValidationFailed'),
+      '404': NOT_FOUND,
+    },
   },
   ReplaceBook: {
     summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
     body: 'BookInput',
+    headers: ['If-Match'],
     responses: UPDATE_RESPONSES,
   },
   PatchBook: {
     summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
     body: 'BookPatch',
+    headers: ['If-Match'],
     responses: UPDATE_RESPONSES,
   },
   DeleteBook: {
     summary: 'Delete a book',
-    responses: { '204': { description: 'Deleted (no body)' }, '400': response('ValidationFailed'), '404': NOT_FOUND },
+    headers: ['If-Match'],
+    responses: {
+      '204': { description: 'Deleted (no body)' },
+      '400': response('ValidationFailed'),
+      '404': NOT_FOUND,
+      ...CONDITIONAL_WRITE,
+    },
   },
   GetOpenApi: {
     summary: 'This document',
@@ -227,7 +291,11 @@ const queryParameters = () => {
 const operation = (route: Route, publicReads: boolean): Operation => {
   const spec = OPERATIONS[route.name];
   const guarded = requiresAuth(route, publicReads);
-  const parameters = [...pathParameters(route), ...(spec.query ? queryParameters() : [])];
+  const parameters = [
+    ...pathParameters(route),
+    ...(spec.query ? queryParameters() : []),
+    ...(spec.headers ?? []).map((name) => HEADER_PARAMETERS[name]),
+  ];
   return {
     operationId: route.name.charAt(0).toLowerCase() + route.name.slice(1),
     summary: spec.summary,
@@ -329,6 +397,19 @@ const components = () => {
       UnsupportedMediaType: {
         description: 'A body that is not application/json',
         content: jsonContent(errorBody(415, new UnsupportedMediaTypeError().message)),
+      },
+      PreconditionFailed: {
+        description: 'If-Match named no current version of the book: it changed since it was read, and nothing was written',
+        headers: ETAG,
+        content: jsonContent(errorBody(412)),
+      },
+      PreconditionRequired: {
+        description: 'The deployment requires If-Match on this method (stack option requireIfMatch), and the request had none',
+        content: jsonContent(errorBody(428, new PreconditionRequiredError().message)),
+      },
+      IdempotencyKeyReused: {
+        description: 'This Idempotency-Key was used with a different book: the first request’s outcome stands',
+        content: jsonContent(errorBody(422, new IdempotencyKeyReusedError().message)),
       },
       ResultTooLarge: {
         description: 'The whole list would pass the 6 MB a Lambda response can carry: ask for pages with `limit`',

@@ -24,10 +24,11 @@ export interface TableDefinition {
 }
 
 /**
- * The books table holds three kinds of item (shared/store/book-items.ts builds them):
+ * The books table holds four kinds of item (shared/store/book-items.ts builds them):
  * - books:         pk = "BOOK#<id mod 32>",  sk = id; index keys authorShard and yearShard (id mod 16)
  * - ISBN claims:   pk = "ISBN#<normalised>", sk = 0, bookId
  * - the id blocks: pk = "ID_BLOCKS",         sk = 0, highMark (the last id reserved by any container)
+ * - Idempotency-Key records: pk = "IDEMPOTENCY#<digest of user and key>", sk = 0, expiring (TTL expiresAt)
  * Books spread over 32 partition keys and each index over 16 keys per author or year, so no key
  * takes more than a small share of the load (docs/data-model.md); lists merge the keys by id.
  */
@@ -46,6 +47,7 @@ export const BOOKS_TABLE: TableDefinition = {
       sortKey: { name: 'sk', type: 'N' },
     },
   ],
+  timeToLiveAttribute: 'expiresAt',
 };
 
 /** Users (pk = "USER#<name>") and used Digest nonces (pk = "NONCE#<nonce>", expiring). */

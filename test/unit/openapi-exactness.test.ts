@@ -1,6 +1,9 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { codePointLength, documentedAs, positiveIntegerPattern } from '../../shared/books/documented-checks';
+import { ValidationError } from '../../shared/books/errors';
+import { parseIdempotencyKey } from '../../shared/books/idempotency';
+import { parseTagList } from '../../shared/books/preconditions';
 import {
   BookIdSchema,
   BookInputSchema,
@@ -128,6 +131,53 @@ describe('the document says what the server accepts', () => {
     expect(matches(queryParameter('cursor').pattern, cursor)).toBe(ok);
     if (ok) expect(parseBookQuery({ cursor }).page?.after).toBe(Number(cursor));
     else expect(() => parseBookQuery({ cursor })).toThrow();
+  });
+
+  const headerParameter = (method: string, path: string, name: string) =>
+    doc.paths[path]?.[method]?.parameters?.find((parameter) => parameter.name === name)?.schema;
+
+  it.each([
+    ['*', true],
+    ['"abc"', true],
+    ['W/"abc"', true],
+    ['"a", W/"b","c"', true],
+    ['""', true],
+    ['abc', false],
+    ['"a" "b"', false],
+    ['"a",', false],
+    [', "a"', false],
+    ['"a"b"', false],
+    ['*, "a"', false],
+    ['w/"a"', false],
+  ])('If-Match / If-None-Match %j is valid: %s, in both', (value, ok) => {
+    for (const [method, name] of [
+      ['put', 'If-Match'],
+      ['patch', 'If-Match'],
+      ['delete', 'If-Match'],
+      ['get', 'If-None-Match'],
+    ] as const) {
+      expect(matches(headerParameter(method, '/api/books/{id}', name)?.pattern, value), `${method} ${name}`).toBe(ok);
+      if (ok) expect(parseTagList(name, value)).toBeDefined();
+      else expect(() => parseTagList(name, value)).toThrow(ValidationError);
+    }
+  });
+
+  it.each([
+    ['"8e03978e-40d5-43e8-bc93-6894a57f9324"', true],
+    ['8e03978e-40d5-43e8-bc93-6894a57f9324', true],
+    ['"with space"', true],
+    [`"${'k'.repeat(255)}"`, true],
+    [`"${'k'.repeat(256)}"`, false],
+    ['""', false],
+    ['', false],
+    ['bare space', false],
+    ['"a\\"b"', false],
+    ['"unterminated', false],
+    ['"é"', false],
+  ])('Idempotency-Key %j is valid: %s, in both', (value, ok) => {
+    expect(matches(headerParameter('post', '/api/books', 'Idempotency-Key')?.pattern, value)).toBe(ok);
+    if (ok) expect(parseIdempotencyKey(value)).toBeDefined();
+    else expect(() => parseIdempotencyKey(value)).toThrow(ValidationError);
   });
 
   it('writes bounds up to 2^53-1 digit by digit', () => {

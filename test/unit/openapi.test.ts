@@ -72,8 +72,29 @@ describe('OpenAPI document and route table', () => {
     expect(responses.Unauthorized?.headers).toHaveProperty('WWW-Authenticate');
     const get = (path: string, method: string) => doc.paths[path]?.[method] as Operation;
     expect(Object.keys(get('/api/books', 'post').responses).sort()).toEqual(
-      ['201', '400', '401', '409', '413', '415', '429', '500'].sort(),
+      ['201', '400', '401', '409', '413', '415', '422', '429', '500'].sort(),
     );
+    for (const method of ['put', 'patch', 'delete']) {
+      expect(get('/api/books/{id}', method).responses, method).toMatchObject({
+        '412': { $ref: '#/components/responses/PreconditionFailed' },
+        '428': { $ref: '#/components/responses/PreconditionRequired' },
+      });
+      expect(get('/api/books/{id}', method).parameters?.map((p) => p.name)).toContain('If-Match');
+    }
+    expect(get('/api/books/{id}', 'get').responses['304']).toMatchObject({ headers: { ETag: expect.any(Object) } });
+    expect(get('/api/books/{id}', 'get').responses['304']).not.toHaveProperty('content');
+    expect(get('/api/books/{id}', 'get').parameters?.map((p) => p.name)).toContain('If-None-Match');
+    expect(get('/api/books', 'post').parameters?.map((p) => p.name)).toContain('Idempotency-Key');
+    for (const [path, method, status] of [
+      ['/api/books/{id}', 'get', '200'],
+      ['/api/books/{id}', 'put', '200'],
+      ['/api/books/{id}', 'patch', '200'],
+      ['/api/books', 'post', '201'],
+    ] as const) {
+      expect(get(path, method).responses[status]?.headers, `${method} ${status}`).toHaveProperty('ETag');
+    }
+    expect(get('/api/books', 'get').responses['200']?.headers).not.toHaveProperty('ETag');
+    expect(responses.PreconditionFailed?.headers).toHaveProperty('ETag');
     expect(get('/api/books/{id}', 'get').responses['404']).not.toHaveProperty('content');
     expect(get('/api/books', 'post').responses['409']).not.toHaveProperty('content');
     expect(get('/api/books/{id}', 'delete').responses['204']).not.toHaveProperty('content');
