@@ -230,7 +230,6 @@ export const lambdaContext = (
   };
 };
 
-
 /** Writes a proxy integration result as API Gateway would. */
 export const writeResult = (response: ServerResponse, result: APIGatewayProxyResult) => {
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));

@@ -30,7 +30,9 @@ export const parseIdempotencyKey = (value: string | undefined): string | undefin
  * fixed order), so a retry that re-serialises the same book differently is still the same request.
  */
 export const requestFingerprint = ({ title, author, isbn, publicationYear }: BookInput): string =>
-  createHash('sha256').update(JSON.stringify([title, author, isbn, publicationYear])).digest('base64url');
+  createHash('sha256')
+    .update(JSON.stringify([title, author, isbn, publicationYear]))
+    .digest('base64url');
 
 /** A create that carries a key: whose key it is, the key, and the request's fingerprint. */
 export interface IdempotentRequest {

@@ -1,8 +1,8 @@
 import type { CreateKey } from '../books/book-service';
 import { parseIdempotencyKey } from '../books/idempotency';
 import { entityTag, ifMatchCondition, parseTagList, type TagList, type VersionCondition } from '../books/preconditions';
-import { PreconditionRequiredError } from './errors';
 import type { VersionedBook } from '../books/types';
+import { PreconditionRequiredError } from './errors';
 import type { HttpEvent } from './types';
 
 /**

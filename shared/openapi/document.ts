@@ -2,9 +2,9 @@ import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
 import { documentedCounterpart } from '../books/documented-checks';
-import { MAX_BOOK_ID } from '../books/limits';
 import { IdempotencyKeyReusedError } from '../books/errors';
 import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../books/idempotency';
+import { MAX_BOOK_ID } from '../books/limits';
 import { MAX_LISTED_TAGS, TAG_LIST_PATTERN } from '../books/preconditions';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { PreconditionRequiredError, ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
@@ -399,12 +399,14 @@ const components = () => {
         content: jsonContent(errorBody(415, new UnsupportedMediaTypeError().message)),
       },
       PreconditionFailed: {
-        description: 'If-Match named no current version of the book: it changed since it was read, and nothing was written',
+        description:
+          'If-Match named no current version of the book: it changed since it was read, and nothing was written',
         headers: ETAG,
         content: jsonContent(errorBody(412)),
       },
       PreconditionRequired: {
-        description: 'The deployment requires If-Match on this method (stack option requireIfMatch), and the request had none',
+        description:
+          'The deployment requires If-Match on this method (stack option requireIfMatch), and the request had none',
         content: jsonContent(errorBody(428, new PreconditionRequiredError().message)),
       },
       IdempotencyKeyReused: {

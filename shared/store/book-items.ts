@@ -75,7 +75,9 @@ export interface IdempotencyRecord {
 }
 
 export const idempotencyRecordKey = (owner: string, key: string) => ({
-  pk: `${IDEMPOTENCY_RECORD_PREFIX}${createHash('sha256').update(JSON.stringify([owner, key])).digest('base64url')}`,
+  pk: `${IDEMPOTENCY_RECORD_PREFIX}${createHash('sha256')
+    .update(JSON.stringify([owner, key]))
+    .digest('base64url')}`,
   sk: 0 as const,
 });
 

@@ -28,8 +28,8 @@ import {
   bookPartition,
   changedAttributes,
   EXPIRES_AT_ATTRIBUTE,
-  INDEX_SHARDS,
   type IdempotencyRecord,
+  INDEX_SHARDS,
   idempotencyRecordKey,
   isbnClaimKey,
   MAX_PARTITION_KEY_BYTES,
@@ -201,7 +201,10 @@ export class DynamoBookStore implements BookStore {
   }
 
   /** The transaction that moves a book's ISBN claim with its change, if the book is still as `current`. */
-  private async moveIsbn(current: BookItem, attributes: Record<string, unknown>): Promise<VersionedBook | typeof RETRY> {
+  private async moveIsbn(
+    current: BookItem,
+    attributes: Record<string, unknown>,
+  ): Promise<VersionedBook | typeof RETRY> {
     const next = { ...current, ...attributes, version: current.version + 1 } as BookItem;
     const { ConditionExpression, ExpressionAttributeValues } = this.unchangedSince(current);
     try {
@@ -395,7 +398,11 @@ export class DynamoBookStore implements BookStore {
 const versioned = (item: BookItem): VersionedBook => ({ book: toBook(item), version: Number(item.version) });
 
 /** `SET` of the changed attributes and the next version, under the given conditions. */
-const updateExpression = (attributes: Record<string, unknown>, conditions: string[], values: Record<string, unknown>) => {
+const updateExpression = (
+  attributes: Record<string, unknown>,
+  conditions: string[],
+  values: Record<string, unknown>,
+) => {
   const names = Object.keys(attributes);
   return {
     UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')} ADD version :one`,

@@ -2,7 +2,13 @@ import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb
 import { MAX_BOOK_ID } from '../books/limits';
 import { normalizeIsbn } from '../books/normalize';
 import type { Book } from '../books/types';
-import { BOOK_PARTITION_PREFIX, ID_BLOCKS_KEY, ISBN_CLAIM_PREFIX, toBookItem } from './book-items';
+import {
+  BOOK_PARTITION_PREFIX,
+  ID_BLOCKS_KEY,
+  IDEMPOTENCY_RECORD_PREFIX,
+  ISBN_CLAIM_PREFIX,
+  toBookItem,
+} from './book-items';
 import { assertBooksTableLayout } from './table-layout';
 
 /**
@@ -20,6 +26,8 @@ export type ViolationKind =
   | 'wrong-shard'
   | 'id-above-counter'
   | 'missing-counter'
+  | 'orphan-key-record'
+  | 'missing-key-record'
   | 'malformed-item';
 
 export interface Violation {
@@ -30,6 +38,8 @@ export interface Violation {
 export interface TableReport {
   books: number;
   claims: number;
+  /** Idempotency-Key records still live (not yet expired). */
+  keyRecords: number;
   /** The highest id any container has reserved (0 when none has yet); issued ids are at most this. */
   lastId: number;
   violations: Violation[];
@@ -47,13 +57,19 @@ const isValidId = (value: unknown): value is number =>
  * - no claim item exists without the book it points to (or whose ISBN no longer matches);
  * - every book's id equals its sort key, sits under its shard's partition key, is unique, and is no
  *   higher than the highest id reserved in blocks; its index keys are the ones its author, year and
- *   id give.
+ *   id give;
+ * - an Idempotency-Key record that has not expired names a book that names it back, and a book
+ *   whose key has not expired has that record. Expired ones are left out: DynamoDB's TTL deletes
+ *   them lazily, and the store treats them as gone (`now`, epoch milliseconds, says when that is).
  */
-export const findViolations = (items: readonly Item[]): TableReport => {
+export const findViolations = (items: readonly Item[], now = Date.now()): TableReport => {
   const violations: Violation[] = [];
   const report = (kind: ViolationKind, message: string) => violations.push({ kind, message });
   const books = new Map<number, Item>();
   const claims = new Map<string, Item>();
+  const keyRecords = new Map<string, Item>();
+  const nowSeconds = Math.floor(now / 1000);
+  const live = (expiresAt: unknown) => typeof expiresAt === 'number' && expiresAt > nowSeconds;
   let counter: Item | undefined;
 
   for (const item of items) {
@@ -76,6 +92,8 @@ export const findViolations = (items: readonly Item[]): TableReport => {
       books.set(sk, item);
     } else if (typeof pk === 'string' && pk.startsWith(ISBN_CLAIM_PREFIX) && sk === 0) {
       claims.set(pk.slice(ISBN_CLAIM_PREFIX.length), item);
+    } else if (typeof pk === 'string' && pk.startsWith(IDEMPOTENCY_RECORD_PREFIX) && sk === 0) {
+      if (live(item.expiresAt)) keyRecords.set(pk, item);
     } else if (pk === ID_BLOCKS_KEY.pk && sk === ID_BLOCKS_KEY.sk) {
       counter = item;
     } else {
@@ -98,6 +116,20 @@ export const findViolations = (items: readonly Item[]): TableReport => {
     else if (claim.bookId !== id) {
       report('foreign-claim', `Book ${id}'s ISBN ${key} is claimed by book ${String(claim.bookId)}`);
     }
+    if (typeof book.idempotencyRecord === 'string' && live(book.idempotencyExpiresAt)) {
+      const record = keyRecords.get(book.idempotencyRecord);
+      if (record?.bookId !== id)
+        report('missing-key-record', `Book ${id}'s Idempotency-Key record is missing or another's`);
+    }
+  }
+  for (const [pk, record] of keyRecords) {
+    const book = books.get(record.bookId as number);
+    if (book?.idempotencyRecord !== pk) {
+      report(
+        'orphan-key-record',
+        `Idempotency-Key record ${pk} names book ${String(record.bookId)}, which does not name it`,
+      );
+    }
   }
   for (const [key, ids] of owners) {
     if (ids.length > 1) report('duplicate-isbn', `Books ${ids.join(', ')} share the ISBN ${key}`);
@@ -108,15 +140,19 @@ export const findViolations = (items: readonly Item[]): TableReport => {
       report('orphan-claim', `Claim on ISBN ${key} points at book ${String(claim.bookId)}, which does not hold it`);
     }
   }
-  return { books: books.size, claims: claims.size, lastId, violations };
+  return { books: books.size, claims: claims.size, keyRecords: keyRecords.size, lastId, violations };
 };
 
 /** Reads the whole table with strongly consistent scans and checks it; refuses a table in another layout. */
-export const checkBooksTable = async (client: DynamoDBDocumentClient, tableName: string): Promise<TableReport> => {
+export const checkBooksTable = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  now = Date.now(),
+): Promise<TableReport> => {
   await assertBooksTableLayout(client, tableName);
   const items: Item[] = [];
   for await (const page of paginateScan({ client }, { TableName: tableName, ConsistentRead: true })) {
     items.push(...((page.Items ?? []) as Item[]));
   }
-  return findViolations(items);
+  return findViolations(items, now);
 };

@@ -1,9 +1,14 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BookNotFoundError, DuplicateIsbnError, PreconditionFailedError } from '../../shared/books/errors';
+import {
+  BookNotFoundError,
+  DuplicateIsbnError,
+  IdempotencyKeyReusedError,
+  PreconditionFailedError,
+} from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { BookFilter, BookPatch } from '../../shared/books/types';
-import { ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
+import { ID_BLOCKS_KEY, INDEX_SHARDS, idempotencyRecordKey } from '../../shared/store/book-items';
 import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
@@ -347,9 +352,7 @@ describe('DynamoBookStore when another writer gets in between its read and its w
   it('a delete runs again on the newer version, and deletes it', async () => {
     const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
     const target = await other.create(newBook('race-delete'));
-    const { store, transactions } = interrupted(() =>
-      other.update(target.book.id, { title: 'newer', updatedAt: 'u' }),
-    );
+    const { store, transactions } = interrupted(() => other.update(target.book.id, { title: 'newer', updatedAt: 'u' }));
     await store.delete(target.book.id);
     expect(await other.get(target.book.id)).toBeUndefined();
     expect(transactions()).toHaveLength(2);
@@ -358,9 +361,7 @@ describe('DynamoBookStore when another writer gets in between its read and its w
   it('an update that moves the ISBN runs again on the newer version, keeping the other writer’s change', async () => {
     const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
     const target = await other.create(newBook('race-move'));
-    const { store, transactions } = interrupted(() =>
-      other.update(target.book.id, { title: 'newer', updatedAt: 'u' }),
-    );
+    const { store, transactions } = interrupted(() => other.update(target.book.id, { title: 'newer', updatedAt: 'u' }));
     const moved = await store.update(target.book.id, { isbn: 'race-moved', updatedAt: 'u' });
     expect(moved).toMatchObject({ book: { title: 'newer', isbn: 'race-moved' }, version: 3 });
     expect(await other.get(target.book.id)).toEqual(moved);
@@ -418,6 +419,7 @@ describe('the invariant checker on DynamoDB Local', () => {
     expect(await checkBooksTable(recorded.client, own.names.books)).toStrictEqual({
       books: 3,
       claims: 3,
+      keyRecords: 0,
       lastId: 100,
       violations: [],
     });
@@ -431,5 +433,104 @@ describe('the invariant checker on DynamoDB Local', () => {
     expect((await checkBooksTable(recorded.client, own.names.books)).violations).toStrictEqual([
       { kind: 'orphan-claim', message: 'Claim on ISBN NOBODYS points at book 99, which does not hold it' },
     ]);
+  });
+});
+
+describe('DynamoBookStore: Idempotency-Key records (DynamoDB Local)', () => {
+  let tables: Awaited<ReturnType<typeof createTestTables>>;
+  let recorded: ReturnType<typeof createRecordingDocumentClient>;
+  let store: DynamoBookStore;
+  let now = Math.floor(Date.now() / 1000) * 1000;
+  const key = (name: string, fingerprint = 'f1', owner = 'demo') => ({ owner, key: name, fingerprint });
+  const check = () => checkBooksTable(tables.documentClient, tables.names.books, now);
+  const recordOf = async (owner: string, name: string) =>
+    (
+      await tables.documentClient.send(
+        new GetCommand({ TableName: tables.names.books, Key: idempotencyRecordKey(owner, name) }),
+      )
+    ).Item;
+
+  beforeAll(async () => {
+    tables = await createTestTables();
+    recorded = createRecordingDocumentClient(tables.endpoint);
+    store = new DynamoBookStore(recorded.client, tables.names.books, () => now);
+    await store.create(newBook('key-warm-up')); // the id block: reserved once, not part of what follows
+  });
+
+  it('a keyed create is one transaction of three items: the book, its claim and the key record', async () => {
+    recorded.sent.length = 0;
+    const created = await store.create(newBook('key-1'), key('k-1'));
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['TransactWriteItemsCommand']);
+    const items = recorded.sent[0]?.input.TransactItems as Record<string, any>[];
+    expect(items).toHaveLength(3);
+    expect(items[2]?.Put).toMatchObject({
+      ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt <= :now',
+      ExpressionAttributeValues: { ':now': now / 1000 },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    expect(await recordOf('demo', 'k-1')).toStrictEqual({
+      ...idempotencyRecordKey('demo', 'k-1'),
+      bookId: created.book.id,
+      fingerprint: 'f1',
+      book: created.book,
+      version: 1,
+      expiresAt: now / 1000 + 86_400,
+    });
+    expect((await check()).keyRecords).toBe(1);
+  });
+
+  it('a repeat with the same fingerprint returns the first book as created, from the cancellation alone', async () => {
+    const first = await store.create(newBook('key-2'), key('k-2'));
+    await store.update(first.book.id, { title: 'Changed since', updatedAt: 'u' });
+    recorded.sent.length = 0;
+    expect(await store.create(newBook('key-2'), key('k-2'))).toStrictEqual(first);
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['TransactWriteItemsCommand']);
+    await expect(store.create(newBook('key-2-other'), key('k-2', 'f2'))).rejects.toBeInstanceOf(
+      IdempotencyKeyReusedError,
+    );
+    expect((await store.create(newBook('key-2-alice'), key('k-2', 'f1', 'alice'))).book.id).not.toBe(first.book.id);
+    expect((await check()).violations).toStrictEqual([]);
+  });
+
+  it('concurrent creates with one key make one book', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => store.create(newBook('key-3'), key('k-3'))));
+    expect(new Set(results.map((r) => r.book.id)).size).toBe(1);
+    expect((await check()).violations).toStrictEqual([]);
+  });
+
+  it('a key expires after 24 hours: the store itself treats the record as gone, before TTL deletes it', async () => {
+    const first = await store.create(newBook('key-4'), key('k-4'));
+    now += 86_400_000 - 1000;
+    expect((await store.create(newBook('key-4'), key('k-4'))).book.id).toBe(first.book.id);
+    now += 1000;
+    await store.delete(first.book.id); // its key has expired: the record is left for TTL
+    const second = await store.create(newBook('key-4'), key('k-4', 'f2'));
+    expect(second.book.id).not.toBe(first.book.id);
+    expect(await recordOf('demo', 'k-4')).toMatchObject({ bookId: second.book.id, fingerprint: 'f2' });
+    expect((await check()).violations).toStrictEqual([]);
+  });
+
+  it('deleting a book removes its live key record in the same transaction; moving its ISBN keeps it', async () => {
+    const created = await store.create(newBook('key-5'), key('k-5'));
+    await store.update(created.book.id, { isbn: 'key-5-moved', updatedAt: 'u' });
+    expect((await check()).violations).toStrictEqual([]);
+    recorded.sent.length = 0;
+    await store.delete(created.book.id);
+    const transaction = recorded.sent.find((command) => command.name === 'TransactWriteItemsCommand');
+    expect(transaction?.input.TransactItems[2]).toMatchObject({
+      Delete: {
+        Key: idempotencyRecordKey('demo', 'k-5'),
+        ConditionExpression: 'attribute_not_exists(pk) OR bookId = :id',
+      },
+    });
+    expect(await recordOf('demo', 'k-5')).toBeUndefined();
+    const again = await store.create(newBook('key-5'), key('k-5', 'f2'));
+    expect(again.book.id).not.toBe(created.book.id);
+    expect((await check()).violations).toStrictEqual([]);
+  });
+
+  it('a keyed create whose ISBN is taken is 409 and leaves no record', async () => {
+    await expect(store.create(newBook('key-5'), key('k-6'))).rejects.toBeInstanceOf(DuplicateIsbnError);
+    expect(await recordOf('demo', 'k-6')).toBeUndefined();
   });
 });

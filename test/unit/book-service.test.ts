@@ -6,8 +6,8 @@ import {
   IdempotencyKeyReusedError,
   PreconditionFailedError,
 } from '../../shared/books/errors';
-import { requestFingerprint } from '../../shared/books/idempotency';
 import type { IdempotentRequest } from '../../shared/books/idempotency';
+import { requestFingerprint } from '../../shared/books/idempotency';
 import type { NewBook } from '../../shared/books/types';
 import { MemoryBookStore } from '../support/memory-book-store';
 
@@ -106,7 +106,9 @@ describe('BookService', () => {
         () => service.replace(created.book.id, dune, []),
         () => service.delete(created.book.id, [1]),
       ]) {
-        await expect(attempt()).rejects.toEqual(expect.objectContaining({ name: 'PreconditionFailedError', currentVersion: 2 }));
+        await expect(attempt()).rejects.toEqual(
+          expect.objectContaining({ name: 'PreconditionFailedError', currentVersion: 2 }),
+        );
       }
       expect((await service.get(created.book.id)).book.title).toBe('Changed');
     });
@@ -144,7 +146,9 @@ describe('BookService', () => {
 
     it('refuses the same key with another body, and treats other users and keys apart', async () => {
       await service.create(dune, alice);
-      await expect(service.create({ ...dune, title: 'Other' }, alice)).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
+      await expect(service.create({ ...dune, title: 'Other' }, alice)).rejects.toBeInstanceOf(
+        IdempotencyKeyReusedError,
+      );
       await expect(service.create(dune, { owner: 'bob', key: 'k-1' })).rejects.toBeInstanceOf(DuplicateIsbnError);
       await expect(service.create(dune, { owner: 'alice', key: 'k-2' })).rejects.toBeInstanceOf(DuplicateIsbnError);
     });

@@ -30,14 +30,100 @@ const table = (ids: number[], highMark = 100) => [
   counter(highMark),
 ];
 
+describe('findViolations: Idempotency-Key records', () => {
+  const now = Date.UTC(2026, 0, 2);
+  const seconds = now / 1000;
+  const record = (pk: string, bookId: number, expiresAt = seconds + 60) => ({ pk, sk: 0, bookId, expiresAt });
+  const keyed = (id: number, pk: string, expiresAt = seconds + 60) => ({
+    ...bookItem(id),
+    idempotencyRecord: pk,
+    idempotencyExpiresAt: expiresAt,
+  });
+
+  it('counts live records that agree with their books, and nothing is wrong', () => {
+    const items = [keyed(1, 'IDEMPOTENCY#a'), claim('978-1', 1), record('IDEMPOTENCY#a', 1), counter(100)];
+    expect(findViolations(items, now)).toStrictEqual({
+      books: 1,
+      claims: 1,
+      keyRecords: 1,
+      lastId: 100,
+      violations: [],
+    });
+  });
+
+  it('finds a live record without its book, or whose book names another record', () => {
+    const items = [
+      keyed(1, 'IDEMPOTENCY#other'),
+      claim('978-1', 1),
+      record('IDEMPOTENCY#a', 1),
+      record('IDEMPOTENCY#b', 7),
+      record('IDEMPOTENCY#other', 1),
+      counter(100),
+    ];
+    expect(findViolations(items, now).violations).toStrictEqual([
+      {
+        kind: 'orphan-key-record',
+        message: 'Idempotency-Key record IDEMPOTENCY#a names book 1, which does not name it',
+      },
+      {
+        kind: 'orphan-key-record',
+        message: 'Idempotency-Key record IDEMPOTENCY#b names book 7, which does not name it',
+      },
+    ]);
+  });
+
+  it('finds a book whose live key record is missing or names another book', () => {
+    const items = [
+      keyed(1, 'IDEMPOTENCY#gone'),
+      claim('978-1', 1),
+      keyed(2, 'IDEMPOTENCY#taken'),
+      claim('978-2', 2),
+      keyed(3, 'IDEMPOTENCY#taken'),
+      claim('978-3', 3),
+      record('IDEMPOTENCY#taken', 3),
+      counter(100),
+    ];
+    expect(findViolations(items, now).violations).toStrictEqual([
+      { kind: 'missing-key-record', message: "Book 1's Idempotency-Key record is missing or another's" },
+      { kind: 'missing-key-record', message: "Book 2's Idempotency-Key record is missing or another's" },
+    ]);
+  });
+
+  it('leaves expired records and expired keys out, whatever they name (TTL deletes them lazily)', () => {
+    const items = [
+      keyed(1, 'IDEMPOTENCY#gone', seconds),
+      claim('978-1', 1),
+      record('IDEMPOTENCY#stale', 9, seconds),
+      counter(100),
+    ];
+    expect(findViolations(items, now)).toMatchObject({ keyRecords: 0, violations: [] });
+    expect(findViolations(items, now - 1000).violations.map((v) => v.kind)).toStrictEqual([
+      'missing-key-record',
+      'orphan-key-record',
+    ]);
+  });
+});
+
 describe('findViolations', () => {
   it('finds nothing in a consistent table, and counts books, claims and the highest reserved id', () => {
-    expect(findViolations(table([1, 2, 40], 200))).toStrictEqual({ books: 3, claims: 3, lastId: 200, violations: [] });
+    expect(findViolations(table([1, 2, 40], 200))).toStrictEqual({
+      books: 3,
+      claims: 3,
+      keyRecords: 0,
+      lastId: 200,
+      violations: [],
+    });
   });
 
   it('an empty table is consistent, with no id reserved yet', () => {
-    expect(findViolations([])).toStrictEqual({ books: 0, claims: 0, lastId: 0, violations: [] });
-    expect(findViolations([counter(100)])).toStrictEqual({ books: 0, claims: 0, lastId: 100, violations: [] });
+    expect(findViolations([])).toStrictEqual({ books: 0, claims: 0, keyRecords: 0, lastId: 0, violations: [] });
+    expect(findViolations([counter(100)])).toStrictEqual({
+      books: 0,
+      claims: 0,
+      keyRecords: 0,
+      lastId: 100,
+      violations: [],
+    });
   });
 
   it('missing-claim: a book whose ISBN nobody claims', () => {
@@ -128,6 +214,7 @@ describe('findViolations', () => {
     expect(findViolations(items)).toStrictEqual({
       books: 2,
       claims: 2,
+      keyRecords: 0,
       lastId: 0,
       violations: [{ kind: 'missing-counter', message: '2 books but no id blocks item' }],
     });
@@ -148,6 +235,7 @@ describe('findViolations', () => {
     expect(findViolations(items)).toStrictEqual({
       books: 0,
       claims: 0,
+      keyRecords: 0,
       lastId: 100,
       violations: [
         { kind: 'malformed-item', message: 'Book 1 has no ISBN or author' },
