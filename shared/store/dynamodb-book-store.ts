@@ -86,7 +86,7 @@ export class DynamoBookStore implements BookStore {
         const outcome = cancellation(error, 3);
         if (outcome === 'conflict') return RETRY;
         const [, isbnTaken, keyUsed] = outcome;
-        if (keyUsed && idempotency) return this.replay(id, idempotency, error);
+        if (keyUsed && record) return this.replay(record, record.fingerprint, error);
         if (isbnTaken) throw new DuplicateIsbnError(book.isbn);
         // cancellation() names at least one failed condition; if not the claim's, the book's own.
         throw new StoreInvariantError(`Book ${id} already exists though its id block issued it`);
@@ -234,12 +234,22 @@ export class DynamoBookStore implements BookStore {
     }
   }
 
-  /** The outcome of the request that first used this key: its book as created, or 422 for another body. */
-  private replay(id: number, idempotency: IdempotentRequest, error: unknown): VersionedBook | typeof RETRY {
-    const record = (error as TransactionCanceledException).CancellationReasons?.[2]?.Item;
-    if (!record) return RETRY; // the reason came without the item: try again, which reads it anew
-    const held = unmarshall(record) as IdempotencyRecord;
-    if (held.fingerprint !== idempotency.fingerprint) throw new IdempotencyKeyReusedError();
+  /**
+   * The outcome of the request that first used this key: its book as created, or 422 for another
+   * body. DynamoDB returns the record with the cancellation; should a reason come without it, one
+   * strongly consistent read fetches it (gone by then: the key expired, so run the create again).
+   */
+  private async replay(record: IdempotencyRecord, fingerprint: string, error: unknown) {
+    const returned = (error as TransactionCanceledException).CancellationReasons?.[2]?.Item;
+    const held = returned
+      ? (unmarshall(returned) as IdempotencyRecord)
+      : ((
+          await this.client.send(
+            new GetCommand({ TableName: this.tableName, Key: { pk: record.pk, sk: 0 }, ConsistentRead: true }),
+          )
+        ).Item as IdempotencyRecord | undefined);
+    if (!held) return RETRY;
+    if (held.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
     return { book: held.book, version: held.version };
   }
 

@@ -174,3 +174,31 @@ describe('a delete', () => {
     expect(await claimOf(created.isbn)).toMatchObject({ bookId: created.id });
   });
 });
+
+describe('a create with an Idempotency-Key', () => {
+  const key = { owner: 'demo', key: 'conflicted-key', fingerprint: 'f1' };
+
+  it('whose cancellation names the key but comes without its record reads the record, and replays it', async () => {
+    const attempt = book();
+    const first = await reader().create(attempt, key);
+    const { store, calls } = storeFailing(
+      'TransactWriteItemsCommand',
+      transactionConflict('None', 'ConditionalCheckFailed', 'ConditionalCheckFailed'),
+      1,
+    );
+    expect(await store.create(attempt, key)).toStrictEqual(first);
+    expect(calls).toStrictEqual({ failed: 1, passed: 0 });
+  });
+
+  it('that meets another transaction runs again and then replays the first create', async () => {
+    const attempt = book();
+    const first = await reader().create(attempt, { ...key, key: 'conflicted-key-2' });
+    const { store, calls } = storeFailing(
+      'TransactWriteItemsCommand',
+      transactionConflict('None', 'None', 'TransactionConflict'),
+      1,
+    );
+    expect(await store.create(attempt, { ...key, key: 'conflicted-key-2' })).toStrictEqual(first);
+    expect(calls).toStrictEqual({ failed: 1, passed: 1 });
+  });
+});
