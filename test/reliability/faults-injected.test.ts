@@ -152,9 +152,9 @@ describe('injected DynamoDB faults', () => {
     expect((await call('create', 'POST', '/api/books', { ...input(), isbn: book.isbn })).result.statusCode).toBe(409);
   });
 
-  it('a PATCH whose write fails after its read succeeded: 500 and the book unchanged', async () => {
+  it('a PATCH whose one conditional write fails: 500 and the book unchanged', async () => {
     const book = await seed();
-    inject('PutItemCommand', connectionReset);
+    inject('UpdateItemCommand', connectionReset);
     expectGeneric500(await call('patch', 'PATCH', `/api/books/${book.id}`, { title: 'Lost?' }), /socket hang up/);
     client.middlewareStack.remove('faultInjection');
     expect((await call('get', 'GET', `/api/books/${book.id}`)).json).toEqual(book);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../shared/store/invariants';
-import { apiClient } from '../support/api-client';
-import { startLocalApi } from '../support/local-api';
+import { apiClient, sendRequest } from '../support/api-client';
+import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 /**
  * Races through the real local API (authorizer, handlers, DynamoDB Local), each followed by the
@@ -123,5 +123,53 @@ describe('races', () => {
     const target = await create('double-delete');
     const responses = await all(2, () => client.call('DELETE', `/api/books/${target.id}`));
     expect(statuses(responses)).toEqual([204, 404]);
+  });
+
+  const conditional = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
+    sendRequest(api.baseUrl, method, path, body, { authorization: BASIC_DEMO, ...headers });
+
+  it('concurrent writes with the same If-Match tag: exactly one 2xx, the rest 412, and the winner’s change stands', async () => {
+    for (let round = 0; round < 5; round++) {
+      const created = await client.call('POST', '/api/books', book(`tagged-${round}`));
+      const etag = created.headers.get('etag') as string;
+      const path = `/api/books/${created.json.id}`;
+      const responses = await Promise.all([
+        conditional('PUT', path, book(`tagged-${round}`, { title: 'PUT kept' }), { 'if-match': etag }),
+        conditional('PUT', path, book(`tagged-${round}-moved`, { title: 'PUT moved' }), { 'if-match': etag }),
+        conditional('PATCH', path, { title: 'PATCH' }, { 'if-match': etag }),
+        conditional('PATCH', path, { isbn: `tagged-${round}-patched` }, { 'if-match': etag }),
+      ]);
+      expect(statuses(responses)).toEqual([200, 412, 412, 412]);
+      const winner = responses.find((r) => r.status === 200);
+      const current = await client.call('GET', path);
+      expect(current.json).toEqual(winner?.json);
+      for (const lost of responses.filter((r) => r.status === 412)) {
+        expect(lost.headers.get('etag')).toBe(current.headers.get('etag'));
+      }
+    }
+  });
+
+  it('a conditional DELETE racing conditional updates with the same tag: one wins', async () => {
+    const created = await client.call('POST', '/api/books', book('tagged-delete'));
+    const etag = created.headers.get('etag') as string;
+    const path = `/api/books/${created.json.id}`;
+    const responses = await Promise.all([
+      conditional('DELETE', path, undefined, { 'if-match': etag }),
+      conditional('PATCH', path, { title: 'x' }, { 'if-match': etag }),
+      conditional('PUT', path, book('tagged-delete'), { 'if-match': etag }),
+    ]);
+    const won = responses.filter((r) => r.status === 200 || r.status === 204);
+    expect(won).toHaveLength(1);
+    expect(responses.every((r) => [200, 204, 404, 412].includes(r.status))).toBe(true);
+  });
+
+  it('concurrent creates with one Idempotency-Key: one book, every answer its 201', async () => {
+    const responses = await all(16, () =>
+      conditional('POST', '/api/books', book('keyed-race'), { 'idempotency-key': '"keyed-race"' }),
+    );
+    expect(statuses(responses)).toEqual(Array(16).fill(201));
+    expect(new Set(responses.map((r) => r.json.id)).size).toBe(1);
+    const listed = (await client.call('GET', '/api/books')).json as { isbn: string }[];
+    expect(listed.filter((b) => b.isbn === 'keyed-race')).toHaveLength(1);
   });
 });
