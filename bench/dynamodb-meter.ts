@@ -116,17 +116,18 @@ export interface CallSummary {
   operations: string;
 }
 
-export const summarize = (calls: MeteredCall[]): CallSummary => {
+/** The calls of `requests` requests, per request (a create's id-block reservation is shared by a block's creates). */
+export const summarize = (calls: MeteredCall[], requests = 1): CallSummary => {
   const counts = new Map<string, number>();
   for (const call of calls) counts.set(call.operation, (counts.get(call.operation) ?? 0) + 1);
-  const sum = (picked: MeteredCall[]) => picked.reduce((total, call) => total + call.capacityUnits, 0);
+  const sum = (picked: MeteredCall[]) => picked.reduce((total, call) => total + call.capacityUnits, 0) / requests;
   const reads = sum(calls.filter((call) => READS.has(call.operation)));
   const writes = sum(calls.filter((call) => !READS.has(call.operation)));
   return {
-    roundTrips: calls.length,
+    roundTrips: calls.length / requests,
     reads,
     writes,
     capacity: reads + writes,
-    operations: [...counts].map(([op, n]) => (n > 1 ? `${op} ×${n}` : op)).join(' + ') || 'none',
+    operations: [...counts].map(([op, n]) => (n === requests ? op : `${op} ×${n / requests}`)).join(' + ') || 'none',
   };
 };

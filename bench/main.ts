@@ -23,6 +23,7 @@ import { type MeteredCall, startDynamoMeter, summarize } from './dynamodb-meter'
 import { authorizerEvent } from './events';
 import { type ImportTimes, measureImportTimes, pairedRatio } from './import-time';
 import { type Handler, invoke, loadBundle, measureLatency } from './latency';
+import { markdownTable } from './markdown';
 import {
   type AlternativeRow,
   type BenchResults,
@@ -49,6 +50,7 @@ Options:
   --sizes a,b,c    table sizes for the capacity scaling (default 1000,10000,100000)
   --out FILE       where to write the tables (default bench/results.md; .bench/quick-results.md with --quick)
   --no-docs        leave docs/benchmarks.md alone (always with --quick)
+  --round-trips    only the DynamoDB round trips per request: prints their table, writes no file
   -h, --help       this text
 
 Needs Java 17+ (DynamoDB Local). A full run takes a few minutes, most of it seeding 100,000 books.`;
@@ -66,6 +68,7 @@ const parse = () => {
       sizes: { type: 'string' },
       out: { type: 'string' },
       'no-docs': { type: 'boolean', default: false },
+      'round-trips': { type: 'boolean', default: false },
     },
   });
   if (!parsed) return undefined;
@@ -82,6 +85,7 @@ const parse = () => {
     sizes,
     out: values.out ?? (quick ? '.bench/quick-results.md' : 'bench/results.md'),
     docs: !values['no-docs'] && !quick,
+    roundTripsOnly: values['round-trips'],
   };
 };
 
@@ -95,6 +99,12 @@ const ALTERNATIVE_DECISIONS = {
   defaultChain:
     'goes: on Lambda only the chain’s environment link ever runs; the alias in BUNDLING keeps just that link (shared/aws/lambda-credential-provider.ts)',
 };
+
+/** Creates are metered over this many requests: the id-block reservation belongs to a block of them. */
+const CREATES_METERED = 100;
+
+/** What a `--round-trips` run puts where it measures no import times. */
+const NOT_MEASURED: ImportTimes = { cpuMs: 0, wallMs: 0, samples: [{ cpuMs: 1, wallMs: 1 }] };
 
 const main = async () => {
   const options = parse();
@@ -123,13 +133,15 @@ const main = async () => {
       FLOOR_BUNDLING,
     );
 
-    log(`Import times: ${options.runs} interleaved rounds of fresh processes …`);
     const bundles = [...built, consoleLogger, metricsProbe, defaultChain];
-    const importMs = measureImportTimes(
-      bundles.map((b) => b.file),
-      options.runs,
-      (round) => process.stderr.write(`\r  round ${round} / ${options.runs}`),
-    );
+    if (!options.roundTripsOnly) log(`Import times: ${options.runs} interleaved rounds of fresh processes …`);
+    const importMs = options.roundTripsOnly
+      ? new Map(bundles.map((b) => [b.file, NOT_MEASURED]))
+      : measureImportTimes(
+          bundles.map((b) => b.file),
+          options.runs,
+          (round) => process.stderr.write(`\r  round ${round} / ${options.runs}`),
+        );
     process.stderr.write('\n');
     const floorTimes = importMs.get(floor.file) as ImportTimes;
     const sizeRow = (b: BuiltFunction) => ({
@@ -192,20 +204,25 @@ const main = async () => {
     const all = scenarios({ client, books: names.books, auth: names.auth });
     for (const [n, scenario] of all.entries()) {
       log(`[${n + 1}/${all.length}] ${scenario.function} ${scenario.label}`);
-      const count = options.requests + warmup + 1;
+      const creates = scenario.function === 'CreateBook' ? CREATES_METERED : 1;
+      const count = options.requests + warmup + creates;
       await scenario.prepare(count);
 
       const metered = await instance(scenario.function, meter.endpoint, `meter-${n}`);
       const probe = options.requests + warmup;
       meter.take();
-      await invoke(metered, scenario, probe);
+      for (let k = 0; k < creates; k++) await invoke(metered, scenario, probe + k);
       const first = meter.take();
-      // A second identical create or delete would be a 409 or 404: their first request is the measure.
+      // A second identical create or delete would be a 409 or 404: their first requests are the measure.
       const repeatable = scenario.function !== 'CreateBook' && scenario.function !== 'DeleteBook';
       if (repeatable) await invoke(metered, scenario, probe);
       const warm = repeatable ? meter.take() : first;
-      const calls = summarize(warm);
+      const calls = summarize(warm, creates);
       if (scenario.function === 'Authorizer') coldAuthorizer = summarize(oneTimeCalls(first, warm));
+      if (options.roundTripsOnly) {
+        routes.push({ function: scenario.function, label: scenario.label, calls, why: scenario.why });
+        continue;
+      }
       const timed = await instance(scenario.function, database.endpoint, `timed-${n}`);
       const latency = await measureLatency(timed, scenario, options.requests, warmup);
       routes.push({ function: scenario.function, label: scenario.label, calls, why: scenario.why, latency });
@@ -246,6 +263,11 @@ const main = async () => {
       },
     );
 
+    if (options.roundTripsOnly) {
+      console.log(roundTripTable(routes));
+      return;
+    }
+
     log(`List capacity at ${options.sizes.join(', ')} books …`);
     process.env.BOOKS_TABLE_NAME = 'bench-scale';
     const list = await instance('ListBooks', meter.endpoint, 'scale');
@@ -283,6 +305,20 @@ const main = async () => {
     for (const step of cleanup.reverse()) await step().catch((error) => log(`cleanup: ${error}`));
   }
 };
+
+/** The round-trip rows alone, as `--round-trips` prints them. */
+const roundTripTable = (routes: RouteRow[]) =>
+  markdownTable(
+    ['function', 'request', 'calls', 'operations', 'read units', 'write units'],
+    routes.map((row) => [
+      row.function,
+      row.label,
+      String(row.calls.roundTrips),
+      row.calls.operations,
+      String(row.calls.reads),
+      String(row.calls.writes),
+    ]),
+  );
 
 /** The calls of a container's first request that its second did not repeat (one-time loading). */
 const oneTimeCalls = (first: MeteredCall[], warm: MeteredCall[]): MeteredCall[] => {

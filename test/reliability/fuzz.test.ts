@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authorizer-gateway';
 import { ROUTES } from '../../shared/api/routes';
+import { entityTag } from '../../shared/books/preconditions';
 import { checkBooksTable } from '../../shared/store/invariants';
 import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';
 import { fuzzSeed, queryText, requestTarget } from '../support/fuzz';
@@ -126,6 +127,40 @@ const contentType = fc.oneof(
   fc.constant(undefined),
 );
 
+/** Entity-tag lists: this book's tags of early versions (current or stale), *, weak, listed, malformed. */
+const tagHeader = (id: string) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constant(undefined) },
+    { weight: 3, arbitrary: fc.integer({ min: 1, max: 4 }).map((v) => entityTag(Number(id) || 1, v)) },
+    fc.constant('*'),
+    fc.integer({ min: 1, max: 4 }).map((v) => `W/${entityTag(Number(id) || 1, v)}`),
+    fc
+      .array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 4 })
+      .map((vs) => vs.map((v) => entityTag(Number(id) || 1, v)).join(', ')),
+    fc.constantFrom('"stale"', '"a", W/"b"', 'abc', '"', '*, "a"', ',', '"a",,"b"', `${'"x",'.repeat(101)}"x"`),
+    fc.string({ maxLength: 30 }),
+  );
+
+/** Idempotency keys: none mostly, a few reused ones (replays and 422s), and malformed ones. */
+const idempotencyKey = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(undefined) },
+  { weight: 3, arbitrary: fc.constantFrom('"fuzz-key-1"', 'fuzz-key-1', '"fuzz-key-2"', '"fuzz key 3"') },
+  fc.constantFrom('""', '"', 'with space', `"${'k'.repeat(256)}"`, '"é"', '"a\\"b"'),
+  fc.string({ maxLength: 30 }),
+);
+
+/** Now and then a deployment that requires If-Match (428 without it). */
+const requireIfMatch = fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, fc.constant(true));
+const withRequirement = async <T>(required: boolean, run: () => Promise<T>) => {
+  if (required) process.env.REQUIRE_IF_MATCH = 'true';
+  try {
+    return await run();
+  } finally {
+    delete process.env.REQUIRE_IF_MATCH;
+  }
+};
+const header = (name: string, value: string | undefined) => (value === undefined ? {} : { [name]: value });
+
 /** Path ids: good ones, and everything a path segment can carry that is not one. */
 const pathId = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 1, max: 100 }).map(String) },
@@ -164,11 +199,11 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
 
   it('POST /api/books with any body and content type', async () => {
     await fc.assert(
-      fc.asyncProperty(body, contentType, async (payload, type) => {
+      fc.asyncProperty(body, contentType, idempotencyKey, async (payload, type, key) => {
         await invoke('CreateBook', {
           method: 'POST',
           target: '/api/books',
-          headers: withBody({}, type),
+          headers: withBody(header('Idempotency-Key', key), type),
           body: payload,
         });
       }),
@@ -180,31 +215,45 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
     ['ReplaceBook', 'PUT'],
     ['PatchBook', 'PATCH'],
   ] as const) {
-    it(`${method} /api/books/{id} with any path id, body and content type`, async () => {
+    it(`${method} /api/books/{id} with any path id, body, content type and If-Match`, async () => {
       await fc.assert(
-        fc.asyncProperty(pathId, body, contentType, async (id, payload, type) => {
-          await invoke(route, {
-            method,
-            target: `/api/books/${encodeURIComponent(id)}`,
-            headers: withBody({}, type),
-            body: payload,
-          });
-        }),
+        fc.asyncProperty(
+          pathId.chain((id) => fc.tuple(fc.constant(id), tagHeader(id))),
+          body,
+          contentType,
+          requireIfMatch,
+          async ([id, ifMatch], payload, type, required) => {
+            await withRequirement(required, () =>
+              invoke(route, {
+                method,
+                target: `/api/books/${encodeURIComponent(id)}`,
+                headers: withBody(header('If-Match', ifMatch), type),
+                body: payload,
+              }),
+            );
+          },
+        ),
         params,
       );
     });
   }
 
-  for (const [route, method] of [
-    ['GetBook', 'GET'],
+  for (const [route, method, name] of [
+    ['GetBook', 'GET', 'If-None-Match'],
     // Last, so the other routes find books to work on.
-    ['DeleteBook', 'DELETE'],
+    ['DeleteBook', 'DELETE', 'If-Match'],
   ] as const) {
-    it(`${method} /api/books/{id} with any path id`, async () => {
+    it(`${method} /api/books/{id} with any path id and ${name}`, async () => {
       await fc.assert(
-        fc.asyncProperty(pathId, async (id) => {
-          await invoke(route, { method, target: `/api/books/${encodeURIComponent(id)}` });
-        }),
+        fc.asyncProperty(
+          pathId.chain((id) => fc.tuple(fc.constant(id), tagHeader(id))),
+          requireIfMatch,
+          async ([id, tags], required) => {
+            await withRequirement(required, () =>
+              invoke(route, { method, target: `/api/books/${encodeURIComponent(id)}`, headers: header(name, tags) }),
+            );
+          },
+        ),
         params,
       );
     });

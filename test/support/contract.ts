@@ -7,11 +7,11 @@ import { expect } from 'vitest';
  */
 export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
   ListBooks: [200, 400],
-  GetBook: [200, 400, 404],
-  CreateBook: [201, 400, 409, 413, 415],
-  ReplaceBook: [200, 400, 404, 409, 413, 415],
-  PatchBook: [200, 400, 404, 409, 413, 415],
-  DeleteBook: [204, 400, 404],
+  GetBook: [200, 304, 400, 404],
+  CreateBook: [201, 400, 409, 413, 415, 422],
+  ReplaceBook: [200, 400, 404, 409, 412, 413, 415, 428],
+  PatchBook: [200, 400, 404, 409, 412, 413, 415, 428],
+  DeleteBook: [204, 400, 404, 412, 428],
   GetOpenApi: [200],
   GetApiReference: [200],
   GetApiReferenceAsset: [200, 404],
@@ -21,6 +21,7 @@ export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
 const BROWSER_ROUTES = new Set(['GetApiReference', 'GetApiReferenceAsset']);
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const STRONG_TAG = /^"[\x21\x23-\x7e]*"$/;
 
 const expectBook = (book: unknown) =>
   expect(book).toEqual({
@@ -54,11 +55,19 @@ export const expectAllowedResponse = (route: string, result: APIGatewayProxyResu
       } else if (route === 'ListBooks') {
         expect(Array.isArray(body)).toBe(true);
         for (const book of body) expectBook(book);
-      } else expectBook(body);
+      } else {
+        expectBook(body);
+        expect(result.headers?.ETag).toMatch(STRONG_TAG);
+      }
       break;
     case 201:
       expectBook(body);
       expect(result.headers?.Location).toMatch(new RegExp(`/api/books/${body.id}$`));
+      expect(result.headers?.ETag).toMatch(STRONG_TAG);
+      break;
+    case 304:
+      expect(result.body).toBe('');
+      expect(result.headers?.ETag).toMatch(STRONG_TAG);
       break;
     case 204:
     case 404:
@@ -71,6 +80,7 @@ export const expectAllowedResponse = (route: string, result: APIGatewayProxyResu
       for (const message of Object.values(body.errors)) expect(message).toEqual(expect.any(String));
       break;
     default:
+      if (result.statusCode === 412) expect(result.headers?.ETag).toMatch(STRONG_TAG);
       expect(body).toEqual({
         timestamp: expect.stringMatching(ISO_MS),
         status: result.statusCode,
