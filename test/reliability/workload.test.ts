@@ -30,10 +30,13 @@ describe('randomised concurrent workload through the local API with authenticati
     const execute = async (operation: Operation) => {
       const expected = operation.expect();
       const path = operation.path();
-      const response = await client.call(operation.method, path, operation.body, operation.digest ? 'digest' : 'basic');
-      const where = `seed ${SEED}: ${operation.method} ${path} ${JSON.stringify(operation.body ?? null)}`;
+      const headers = operation.headers?.() ?? {};
+      const scheme = operation.digest ? 'digest' : 'basic';
+      const response = await client.call(operation.method, path, operation.body, scheme, headers);
+      const where = `seed ${SEED}: ${operation.method} ${path} ${JSON.stringify(headers)} ${JSON.stringify(operation.body ?? null)}`;
       expect(response.status, `${where} -> ${response.text}`).toBe(expected.status);
       if (expected.book) expect(response.json, where).toMatchObject(expected.book);
+      if (expected.etag) expect(response.headers.get('etag'), where).toBe(expected.etag);
       if (expected.list) {
         const fields = (response.json as Record<string, unknown>[]).map(({ createdAt, updatedAt, ...rest }) => rest);
         expect(fields, where).toEqual(expected.list);
@@ -53,7 +56,22 @@ describe('randomised concurrent workload through the local API with authenticati
 
     expect(peak).toBe(CONCURRENCY);
     // Every outcome the model allows was exercised, so the comparison below means something.
-    for (const seen of ['create 201', 'create 409', 'replace 200', 'replace 409', 'patch 200', 'delete 204']) {
+    for (const seen of [
+      'create 201',
+      'create 409',
+      'replace 200',
+      'replace 409',
+      'patch 200',
+      'delete 204',
+      'keyed create 201',
+      'retried create 201',
+      'current-tag replace 200',
+      'current-tag patch 200',
+      'stale-tag replace 412',
+      'stale-tag patch 412',
+      'current-tag delete 204',
+      'stale-tag delete 412',
+    ]) {
       expect(counts.get(seen) ?? 0, seen).toBeGreaterThan(0);
     }
     for (const seen of ['get 404', 'delete 404', 'list 200', 'mistake 400']) {

@@ -56,16 +56,27 @@ export const sendRequest = async (
  * answering the 401 challenge (two round trips, as real Digest clients do).
  */
 export const apiClient = (baseUrl: string) => {
-  const send = (method: string, path: string, body: unknown, authorization: string | undefined) =>
-    sendRequest(baseUrl, method, path, body, authorization ? { authorization } : {});
+  const send = (
+    method: string,
+    path: string,
+    body: unknown,
+    authorization: string | undefined,
+    headers: Record<string, string>,
+  ) => sendRequest(baseUrl, method, path, body, authorization ? { ...headers, authorization } : headers);
 
   return {
-    call: async (method: string, path: string, body?: unknown, scheme: Scheme = 'basic'): Promise<ApiResponse> => {
-      if (scheme === 'basic') return send(method, path, body, basic());
-      const challenged = await send(method, path, body, undefined);
+    call: async (
+      method: string,
+      path: string,
+      body?: unknown,
+      scheme: Scheme = 'basic',
+      headers: Record<string, string> = {},
+    ): Promise<ApiResponse> => {
+      if (scheme === 'basic') return send(method, path, body, basic(), headers);
+      const challenged = await send(method, path, body, undefined, headers);
       const challenge = challenged.headers.get('www-authenticate');
       if (challenged.status !== 401 || !challenge) return challenged;
-      return send(method, path, body, digestAuthorization(challenge, method, path));
+      return send(method, path, body, digestAuthorization(challenge, method, path), headers);
     },
   };
 };

@@ -1,4 +1,5 @@
 import { normalizeIsbn } from '../../shared/books/normalize';
+import { entityTag } from '../../shared/books/preconditions';
 
 /**
  * A seeded, randomised workload of book operations with a model of the state they must leave.
@@ -47,20 +48,31 @@ export interface Operation {
   /** Resolved at dispatch: targets are named by creation index and known only once that create ended. */
   path: () => string;
   body?: unknown;
+  /** Request headers, resolved at dispatch (an If-Match names the version the model holds then). */
+  headers?: () => Record<string, string>;
   digest: boolean;
   /**
    * What it touches, evaluated while it waits to be dispatched: the create it targets, that book and
    * the normalised ISBNs it holds or takes. `'*'` waits for (and blocks) everything.
    */
   locks: () => string[];
-  /** Evaluated when it is dispatched (its locks held): the status and, for 200/201, the body fields. */
-  expect: () => { status: number; book?: Partial<ModelBook>; list?: ModelBook[] };
+  /**
+   * Evaluated when it is dispatched (its locks held): the status and, for 200/201, the body fields
+   * and the ETag the book's version must give.
+   */
+  expect: () => { status: number; book?: Partial<ModelBook>; list?: ModelBook[]; etag?: string };
   /** Commits the response to the model. */
   apply: (status: number, body: any) => void;
 }
 
 export class BookModel {
   readonly books = new Map<number, ModelBook>();
+  /** Each book's stored version: 1 when created, one more with every PUT or PATCH that changes something. */
+  readonly versions = new Map<number, number>();
+  /** Idempotency keys by key: the book its create made and the fields it was created with. */
+  readonly keys = new Map<string, ModelBook>();
+  /** Keyed creates so far, by creation index: their key and body, for retries. */
+  readonly keyed: { index: number; key: string; input: Input }[] = [];
   /** The id each create got, by creation index; null when it was refused. */
   readonly createdIds: (number | null)[] = [];
   /** Creates generated so far (some may still be in flight). */
@@ -90,6 +102,27 @@ const isbnOf = (random: Prng, pool: number) => {
   const n = String(9_780_000_000_000 + random.int(pool));
   return random.pick([n, `${n.slice(0, 3)}-${n.slice(3)}`, `${n.slice(0, 3)} ${n.slice(3, 8)} ${n.slice(8)}`]);
 };
+
+/** A tag for If-Match: the current one, or a stale one (another version of the same book). */
+const ifMatchOf = (model: BookModel, id: number, stale: boolean) => {
+  const version = model.versions.get(id) ?? 1;
+  return { 'If-Match': entityTag(id, stale ? (version > 1 ? version - 1 : version + 1) : version) };
+};
+
+/** What a create (fresh, or a retry whose key no longer holds) must answer, and its commit to the model. */
+const freshCreate = (model: BookModel, input: Input, key: string | undefined) => ({
+  expect: () =>
+    model.holder(input.isbn) ? { status: 409 } : { status: 201, book: input, etag: undefined as string | undefined },
+  apply: (status: number, body: any): number | null => {
+    if (status !== 201) return null;
+    const book = { id: body.id, ...input };
+    model.books.set(body.id, book);
+    model.versions.set(body.id, 1);
+    if (key !== undefined) model.keys.set(key, book);
+    model.created++;
+    return body.id;
+  },
+});
 
 const inputOf = (random: Prng, pool: number): Input => ({
   title: `Title ${random.int(1_000_000)}`,
@@ -125,19 +158,52 @@ export const nextOperation = (random: Prng, model: BookModel, isbnPool: number):
   if (roll < 0.3 || model.issued < 5) {
     const input = inputOf(random, isbnPool);
     const index = model.issued++;
+    const key = random.chance(0.3) ? `workload-${index}` : undefined;
+    if (key !== undefined) model.keyed.push({ index, key, input });
+    const fresh = freshCreate(model, input, key);
     return {
-      name: 'create',
+      name: key === undefined ? 'create' : 'keyed create',
       method: 'POST',
       path: () => '/api/books',
       body: input,
+      ...(key !== undefined && { headers: () => ({ 'Idempotency-Key': `"${key}"` }) }),
       digest,
       locks: () => [createLock(index), isbnLock(input.isbn)],
-      expect: () => (model.holder(input.isbn) ? { status: 409 } : { status: 201, book: input }),
+      expect: fresh.expect,
       apply: (status, body) => {
-        model.createdIds[index] = status === 201 ? body.id : null;
-        if (status !== 201) return;
-        model.books.set(body.id, { id: body.id, ...input });
-        model.created++;
+        model.createdIds[index] = fresh.apply(status, body);
+      },
+    };
+  }
+  if (roll < 0.34 && model.keyed.length > 0) {
+    // A client retrying a keyed create (it never saw the answer): the first book again, if it stands.
+    const { index, key, input } = random.pick(model.keyed);
+    const fresh = freshCreate(model, input, key);
+    const held = () => {
+      const book = model.keys.get(key);
+      return book && model.books.has(book.id) ? book : undefined;
+    };
+    let replayed = false;
+    return {
+      name: 'retried create',
+      method: 'POST',
+      path: () => '/api/books',
+      body: input,
+      headers: () => ({ 'Idempotency-Key': `"${key}"` }),
+      digest,
+      locks: () => {
+        if (model.createdIds[index] === undefined) return [createLock(index)];
+        const book = model.keys.get(key);
+        return [isbnLock(input.isbn), ...(book ? [bookLock(book.id)] : [])];
+      },
+      expect: () => {
+        const book = held();
+        replayed = book !== undefined;
+        // The first 201 again: the book as it was created, at version 1, whatever changed since.
+        return book ? { status: 201, book, etag: entityTag(book.id, 1) } : fresh.expect();
+      },
+      apply: (status, body) => {
+        if (!replayed) fresh.apply(status, body);
       },
     };
   }
@@ -151,7 +217,9 @@ export const nextOperation = (random: Prng, model: BookModel, isbnPool: number):
       locks: target.locks,
       expect: () => {
         const book = model.books.get(target.id());
-        return book ? { status: 200, book } : { status: 404 };
+        return book
+          ? { status: 200, book, etag: entityTag(book.id, model.versions.get(book.id) ?? 1) }
+          : { status: 404 };
       },
       apply: () => undefined,
     };
@@ -168,36 +236,49 @@ export const nextOperation = (random: Prng, model: BookModel, isbnPool: number):
       if (random.chance(0.4)) patch.isbn = full.isbn;
     }
     const change = replace ? full : patch;
+    const condition = random.chance(0.3) ? random.pick(['current', 'stale'] as const) : undefined;
+    const name = `${condition === undefined ? '' : `${condition}-tag `}${replace ? 'replace' : 'patch'}`;
     return {
-      name: replace ? 'replace' : 'patch',
+      name,
       method: replace ? 'PUT' : 'PATCH',
       path: () => `/api/books/${target.id()}`,
       body: change,
+      headers: () => (condition === undefined ? {} : ifMatchOf(model, target.id(), condition === 'stale')),
       digest,
       locks: () => [...target.locks(), ...(change.isbn ? [isbnLock(change.isbn)] : [])],
       expect: () => {
         const book = model.books.get(target.id());
         if (!book) return { status: 404 };
+        const version = model.versions.get(book.id) ?? 1;
+        if (condition === 'stale') return { status: 412 };
         const next = { ...book, ...change };
         const holder = model.holder(next.isbn);
         if (holder && holder.id !== book.id) return { status: 409 };
-        return { status: 200, book: next };
+        const changed = Object.keys(change).length > 0;
+        return { status: 200, book: next, etag: entityTag(book.id, changed ? version + 1 : version) };
       },
       apply: (status) => {
         const book = model.books.get(target.id());
-        if (status === 200 && book) model.books.set(book.id, { ...book, ...change });
+        if (status !== 200 || !book) return;
+        model.books.set(book.id, { ...book, ...change });
+        if (Object.keys(change).length > 0) model.versions.set(book.id, (model.versions.get(book.id) ?? 1) + 1);
       },
     };
   }
   if (roll < 0.88) {
     const target = targetOf(random, model);
+    const condition = random.chance(0.3) ? random.pick(['current', 'stale'] as const) : undefined;
     return {
-      name: 'delete',
+      name: `${condition === undefined ? '' : `${condition}-tag `}delete`,
       method: 'DELETE',
       path: () => `/api/books/${target.id()}`,
+      headers: () => (condition === undefined ? {} : ifMatchOf(model, target.id(), condition === 'stale')),
       digest,
       locks: target.locks,
-      expect: () => ({ status: model.books.has(target.id()) ? 204 : 404 }),
+      expect: () => {
+        if (!model.books.has(target.id())) return { status: 404 };
+        return { status: condition === 'stale' ? 412 : 204 };
+      },
       apply: (status) => {
         if (status !== 204) return;
         model.books.delete(target.id());
