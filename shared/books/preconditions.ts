@@ -1,5 +1,3 @@
-import { ValidationError } from './errors';
-
 /**
  * Conditional requests (RFC 9110 §13). A book's entity tag is a strong validator derived from its
  * stored version: opaque to clients (base64url of the id and version), so they compare it and
@@ -28,28 +26,28 @@ export interface EntityTag {
 
 /** RFC 9110's entity-tag (etagc without obs-text) and a list of them, or `*`; empty list elements are not accepted. */
 const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e]*"`;
-export const TAG_LIST_PATTERN = String.raw`^(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)$`;
+const TAG_LIST_PATTERN = String.raw`^(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)$`;
 const TAG_LIST = new RegExp(TAG_LIST_PATTERN);
 
 /** At most this many tags in one header: one conditional write checks them all (DynamoDB's IN takes 100). */
 export const MAX_LISTED_TAGS = 100;
 
-/** A header value as `*` or its tags; undefined when absent; ValidationError (400) when malformed. */
-export const parseTagList = (header: 'If-Match' | 'If-None-Match', value: string | undefined): TagList | undefined => {
+/**
+ * A header value as `*` or its tags; undefined when absent. A value that is not `*` or a list of
+ * quoted tags, or that lists more than MAX_LISTED_TAGS, names no tag of any book: it is the empty
+ * list, which If-Match never satisfies (412, or 404 for a missing book) and If-None-Match never
+ * matches (200). RFC 9110 gives no status for a malformed condition; failing it is the safe side.
+ */
+export const parseTagList = (value: string | undefined): TagList | undefined => {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  if (!TAG_LIST.test(trimmed)) {
-    throw new ValidationError({ [header]: `${header} must be * or a comma-separated list of quoted entity tags` });
-  }
+  if (!TAG_LIST.test(trimmed)) return [];
   if (trimmed === '*') return '*';
   const tags = [...trimmed.matchAll(/(W\/)?"([^"]*)"/g)].map(([, weak, opaque]) => ({
     weak: weak !== undefined,
     opaque: opaque as string,
   }));
-  if (tags.length > MAX_LISTED_TAGS) {
-    throw new ValidationError({ [header]: `${header} may list at most ${MAX_LISTED_TAGS} entity tags` });
-  }
-  return tags;
+  return tags.length > MAX_LISTED_TAGS ? [] : tags;
 };
 
 /**

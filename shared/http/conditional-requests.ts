@@ -20,13 +20,13 @@ export const headerValue = (event: HttpEvent, name: string): string | undefined 
  * request has none, unless the deployment requires one (428).
  */
 export const ifMatchOf = (event: HttpEvent, id: number, required: boolean): VersionCondition | undefined => {
-  const tags = parseTagList('If-Match', headerValue(event, 'if-match'));
+  const tags = parseTagList(headerValue(event, 'if-match'));
   if (tags === undefined && required) throw new PreconditionRequiredError();
   return ifMatchCondition(id, tags);
 };
 
 export const ifNoneMatchOf = (event: HttpEvent): TagList | undefined =>
-  parseTagList('If-None-Match', headerValue(event, 'if-none-match'));
+  parseTagList(headerValue(event, 'if-none-match'));
 
 /**
  * A POST's Idempotency-Key, scoped to the user the authorizer let in (its principal), so two users'

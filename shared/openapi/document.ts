@@ -5,7 +5,7 @@ import { documentedCounterpart } from '../books/documented-checks';
 import { IdempotencyKeyReusedError } from '../books/errors';
 import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../books/idempotency';
 import { MAX_BOOK_ID } from '../books/limits';
-import { MAX_LISTED_TAGS, TAG_LIST_PATTERN } from '../books/preconditions';
+import { MAX_LISTED_TAGS } from '../books/preconditions';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { PreconditionRequiredError, ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
 import { MAX_BODY_BYTES } from '../http/json-body';
@@ -136,7 +136,8 @@ const UPDATE_RESPONSES = {
   ...BODY_ERRORS,
 };
 
-const TAG_LIST_SCHEMA = { type: 'string', pattern: TAG_LIST_PATTERN };
+/** Any text: a value that is not `*` or a list of quoted tags names no tag (see parseTagList). */
+const TAG_LIST_SCHEMA = { type: 'string' };
 
 /** The request headers, as the handlers parse them (a value the pattern refuses is 400). */
 const HEADER_PARAMETERS: Record<RequestHeader, Record<string, unknown>> = {
@@ -144,14 +145,14 @@ const HEADER_PARAMETERS: Record<RequestHeader, Record<string, unknown>> = {
     name: 'If-Match',
     in: 'header',
     required: false,
-    description: `Write only if the book's current ETag is one of these (strong comparison: W/ tags never match), or * for any existing book; else 412. At most ${MAX_LISTED_TAGS} tags. Required when the deployment sets requireIfMatch (else 428)`,
+    description: `Write only if the book's current ETag is one of these (strong comparison: W/ tags never match), or * for any existing book; else 412. A value that is not * or a list of at most ${MAX_LISTED_TAGS} quoted tags matches nothing. Required when the deployment sets requireIfMatch (else 428)`,
     schema: TAG_LIST_SCHEMA,
   },
   'If-None-Match': {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: `304 without a body when the book's current ETag is one of these (weak comparison), or * ; at most ${MAX_LISTED_TAGS} tags`,
+    description: `304 without a body when the book's current ETag is one of these (weak comparison), or *; a value that is not * or a list of at most ${MAX_LISTED_TAGS} quoted tags matches nothing`,
     schema: TAG_LIST_SCHEMA,
   },
   'Idempotency-Key': {

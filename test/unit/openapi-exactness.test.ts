@@ -136,30 +136,16 @@ describe('the document says what the server accepts', () => {
   const headerParameter = (method: string, path: string, name: string) =>
     doc.paths[path]?.[method]?.parameters?.find((parameter) => parameter.name === name)?.schema;
 
-  it.each([
-    ['*', true],
-    ['"abc"', true],
-    ['W/"abc"', true],
-    ['"a", W/"b","c"', true],
-    ['""', true],
-    ['abc', false],
-    ['"a" "b"', false],
-    ['"a",', false],
-    [', "a"', false],
-    ['"a"b"', false],
-    ['*, "a"', false],
-    ['w/"a"', false],
-  ])('If-Match / If-None-Match %j is valid: %s, in both', (value, ok) => {
+  it('documents If-Match and If-None-Match as any text, as the handlers read them (no 400 for any value)', () => {
     for (const [method, name] of [
       ['put', 'If-Match'],
       ['patch', 'If-Match'],
       ['delete', 'If-Match'],
       ['get', 'If-None-Match'],
     ] as const) {
-      expect(matches(headerParameter(method, '/api/books/{id}', name)?.pattern, value), `${method} ${name}`).toBe(ok);
-      if (ok) expect(parseTagList(name, value)).toBeDefined();
-      else expect(() => parseTagList(name, value)).toThrow(ValidationError);
+      expect(headerParameter(method, '/api/books/{id}', name), `${method} ${name}`).toStrictEqual({ type: 'string' });
     }
+    for (const value of ['*', '"a"', 'W/"a", "b"', 'abc', '', '"', '*, "a"']) expect(parseTagList(value)).toBeDefined();
   });
 
   it.each([
