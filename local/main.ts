@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
-import { parseUserList, userRecord } from '../shared/auth/users';
+import { parseUserList, userRecord } from '../admin/user-records';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';

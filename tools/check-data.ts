@@ -1,5 +1,5 @@
+import { checkBooksTable } from '../admin/invariants';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
-import { checkBooksTable } from '../shared/store/invariants';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
 

@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { checkBooksTable } from '../admin/invariants';
 import { freePort } from '../local/dynamodb-local';
 import { endpointFile } from '../local/endpoint-file';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
-import { checkBooksTable } from '../shared/store/invariants';
 import { integerOption, parseCommandLine, runTool, UsageError } from './cli';
 
 const COMMAND = 'npm run load --';

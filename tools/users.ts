@@ -1,5 +1,5 @@
+import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
-import { isValidUsername, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { parseCommandLine, runTool, UsageError } from './cli';

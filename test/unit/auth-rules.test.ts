@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { isValidUsername, parseUserList, userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { parseAuthorization } from '../../shared/auth/authorization-header';
 import { constantTimeEqual, DEFAULT_DIGEST_OFFER, parseDigestOffer } from '../../shared/auth/digest';
@@ -8,7 +9,6 @@ import { decodeExtValue } from '../../shared/auth/ext-value';
 import { NonceCodec } from '../../shared/auth/nonce';
 import { uriMatchesRequest } from '../../shared/auth/request-target';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { isValidUsername, parseUserList, userRecord } from '../../shared/auth/users';
 import { MemoryNonceLedger, MemoryUserStore } from '../support/memory-auth-store';
 
 /**
