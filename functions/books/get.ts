@@ -3,7 +3,7 @@ import { parseBookId } from '../../shared/books/schemas';
 import { etagOf, ifNoneMatchOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
 import { notModified, ok } from '../../shared/http/responses';
-import { bookService } from './book-service';
+import { bookService } from './wiring';
 
 export const handler = httpHandler(async (event) => {
   const id = parseBookId(event.pathParameters.id);

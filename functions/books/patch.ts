@@ -3,7 +3,7 @@ import { etagOf, ifMatchOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
 import { jsonBody } from '../../shared/http/json-body';
 import { ok } from '../../shared/http/responses';
-import { bookService, requireIfMatch } from './book-service';
+import { bookService, requireIfMatch } from './wiring';
 
 export const handler = httpHandler(
   async (event) => {

@@ -1,6 +1,6 @@
-import type { BookStore } from '../store/book-store';
 import { BookNotFoundError, PreconditionFailedError } from './errors';
 import { requestFingerprint } from './idempotency';
+import type { BookStore } from './ports';
 import { satisfies, type VersionCondition } from './preconditions';
 import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest, VersionedBook } from './types';
 

@@ -7,7 +7,7 @@ import {
   ValidationError,
 } from '../books/errors';
 import { entityTag } from '../books/preconditions';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 import { HttpError } from './errors';
 import { empty, failure, internalError, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';

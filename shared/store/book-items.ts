@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
+import type { BookChange } from '../books/ports';
 import type { Book } from '../books/types';
-import type { BookChange } from './book-store';
 
 /**
  * The books table's item layout and the mappers between items and books, in one place: the store

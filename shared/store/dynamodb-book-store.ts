@@ -16,6 +16,7 @@ import {
 } from '../books/errors';
 import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, type IdempotentRequest } from '../books/idempotency';
 import { normalizeAuthor } from '../books/normalize';
+import type { BookChange, BookStore, ListOptions } from '../books/ports';
 import { satisfies, type VersionCondition } from '../books/preconditions';
 import type { Book, BookFilter, NewBook, VersionedBook } from '../books/types';
 import {
@@ -38,7 +39,6 @@ import {
   toBookItem,
   yearShardKey,
 } from './book-items';
-import type { BookChange, BookStore, ListOptions } from './book-store';
 import { cancellation, isConditionalCheckFailure, isTransactionConflict, StoreInvariantError } from './errors';
 import { IdBlockAllocator } from './id-blocks';
 import { RETRY, retryOnConflict } from './retry';

@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../shared/auth/users';
+import { checkBooksTable } from '../../admin/invariants';
+import { userRecord } from '../../admin/user-records';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
-import { checkBooksTable } from '../../shared/store/invariants';
 import { sendRequest } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../shared/store/invariants';
+import { checkBooksTable } from '../../admin/invariants';
 import { apiClient, sendRequest } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 

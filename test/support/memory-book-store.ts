@@ -6,9 +6,9 @@ import {
 } from '../../shared/books/errors';
 import type { IdempotentRequest } from '../../shared/books/idempotency';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
+import type { BookChange, BookStore, ListOptions } from '../../shared/books/ports';
 import { satisfies, type VersionCondition } from '../../shared/books/preconditions';
 import type { Book, BookFilter, NewBook, VersionedBook } from '../../shared/books/types';
-import type { BookChange, BookStore, ListOptions } from '../../shared/store/book-store';
 
 /** An in-memory BookStore for fast unit tests of the use cases; never used by the service itself. */
 export class MemoryBookStore implements BookStore {

@@ -1,6 +1,6 @@
-import type { IdempotentRequest } from '../books/idempotency';
-import type { VersionCondition } from '../books/preconditions';
-import type { Book, BookFilter, BookPatch, NewBook, VersionedBook } from '../books/types';
+import type { IdempotentRequest } from './idempotency';
+import type { VersionCondition } from './preconditions';
+import type { Book, BookFilter, BookPatch, NewBook, VersionedBook } from './types';
 
 export interface ListOptions {
   /** Start after the book with this id (a page cursor). */
