@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../shared/books/errors';
+import { PreconditionFailedError, ValidationError } from '../../shared/books/errors';
 import {
   IDEMPOTENCY_KEY_LIFETIME_SECONDS,
   parseIdempotencyKey,
@@ -29,6 +29,19 @@ describe('entity tags', () => {
     expect(versionOf(42, opaque(entityTag(42, 3)))).toBe(3);
     expect(versionOf(9_007_199_254_740_991, opaque(entityTag(9_007_199_254_740_991, 12)))).toBe(12);
     expect(versionOf(43, opaque(entityTag(42, 3)))).toBeUndefined();
+  });
+
+  it('are only read whole: a character outside base64url before or after the tag spoils it', () => {
+    const tag = opaque(entityTag(42, 3));
+    expect(versionOf(42, `!${tag}`)).toBeUndefined();
+    expect(versionOf(42, `${tag}!`)).toBeUndefined();
+    expect(versionOf(42, `${tag}=`)).toBeUndefined();
+  });
+
+  it('a failed precondition says what happened and carries the current version', () => {
+    const error = new PreconditionFailedError(7, 2);
+    expect(error).toMatchObject({ name: 'PreconditionFailedError', id: 7, currentVersion: 2 });
+    expect(error.message).toBe('Book 7 does not match If-Match (it has changed since that version was read)');
   });
 
   it.each([
