@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { parseUserList, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
-import { endpointFile } from './endpoint-file';
 import { createLocalServer } from './server';
+import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
 import { DEFAULT_TABLE_NAMES, ensureTables } from './tables';
 
 const HELP = `Usage: npm start
@@ -101,17 +101,33 @@ const main = async () => {
     console.log(`\n${signal} received, stopping`);
     server.close();
     server.closeAllConnections();
-    if (database) rmSync(endpointFile(dataDir), { force: true });
+    if (database) forgetDatabase(dataDir);
     await database?.stop();
     console.log('Stopped.');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // The server answers every request's failure itself; whatever still escapes ends the process, with
+  // DynamoDB Local and the files that name it, rather than leaving them behind.
+  const crash = (error: unknown) => {
+    console.error('error: the local server failed and stops', error);
+    if (database) forgetDatabase(dataDir);
+    void (database?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
 
   if (process.env.DYNAMODB_ENDPOINT) {
     console.log(`Using DynamoDB at ${process.env.DYNAMODB_ENDPOINT}`);
   } else {
+    await checkForStaleDatabase(dataDir)
+      .then(
+        (removed) => removed && console.log(`Removed the address of a DynamoDB Local that no longer runs (${dataDir})`),
+      )
+      .catch((error: Error) =>
+        fail(error instanceof StaleDatabaseError ? error.message : `cannot read ${dataDir}: ${error.message}`),
+      );
     console.log(`Starting DynamoDB Local (data in ${dataDir}) ...`);
     const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
     if (dynamoPort !== undefined && !(Number.isInteger(dynamoPort) && dynamoPort > 0 && dynamoPort <= 65535))
@@ -129,7 +145,7 @@ const main = async () => {
     process.env.DYNAMODB_ENDPOINT = database.endpoint;
     console.log(`DynamoDB Local at ${database.endpoint}`);
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(endpointFile(dataDir), database.endpoint);
+    recordDatabase(dataDir, database);
   }
   try {
     await ensureTables(createDynamoClient(process.env.DYNAMODB_ENDPOINT), {

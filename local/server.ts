@@ -10,7 +10,8 @@ import type {
   Context,
 } from 'aws-lambda';
 import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
-import { empty, failure, internalError } from '../shared/http/responses';
+import { isValidHostHeader } from '../shared/http/origin';
+import { empty, failure, internalError, validationFailure } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import {
   GATEWAY_MAX_BODY_BYTES,
@@ -39,9 +40,39 @@ export interface LocalServerOptions {
   ready?: Promise<void>;
   /** Print one line per request. */
   log?: (line: string) => void;
+  /** The connection limits; the defaults are LOCAL_SERVER_LIMITS. */
+  limits?: Partial<LocalServerLimits>;
 }
 
-class BodyTooLargeError extends Error {}
+/** How long a client may take, and how many may be connected at once (docs/operations.md). */
+export interface LocalServerLimits {
+  /** From connection (or the previous request) to the end of the request's headers. */
+  headersTimeoutMs: number;
+  /** From connection to the last byte of the body: a stalled upload is answered 408 and dropped. */
+  requestTimeoutMs: number;
+  /** Connections open at once; more are closed as they arrive. */
+  maxConnections: number;
+}
+
+/**
+ * API Gateway gives a whole request 29 s at most (its integration timeout) and keeps no connection
+ * waiting for a slow client; these keep a stalled or half-sent request from holding memory and a
+ * connection for minutes, as Node's defaults (60 s for headers, 300 s for the request) would.
+ */
+export const LOCAL_SERVER_LIMITS: LocalServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 512,
+};
+
+class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+/** The client closed the connection, or the server dropped it for its time limit, before the body ended. */
+class RequestAbortedError extends Error {
+  override readonly name = 'RequestAbortedError';
+}
 
 const readBody = (request: IncomingMessage): Promise<Buffer> =>
   new Promise((done, fail) => {
@@ -59,15 +90,65 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
     });
     request.once('end', () => done(Buffer.concat(chunks)));
     request.once('error', fail);
+    // After 'end' this changes nothing; before it, the body will never be complete.
+    request.once('close', () => fail(new RequestAbortedError()));
   });
 
 /**
+ * The request target as a path and query. Node passes the request line's target as sent: `//`,
+ * `*` or an absolute URL are not paths a relative URL parser takes; anything that does not parse
+ * is undefined (the gateway's 404, as for any path it has no route for).
+ */
+const requestTarget = (target: string | undefined): URL | undefined => {
+  if (!target) return undefined;
+  try {
+    const url = target.startsWith('/') ? new URL(`http://gateway${target}`) : new URL(target);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Every Host value the client sent, as text (a server may get several from a hostile client). */
+const hostValues = (request: IncomingMessage): string[] => {
+  const values: string[] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if ((request.rawHeaders[i] as string).toLowerCase() === 'host') values.push(request.rawHeaders[i + 1] as string);
+  }
+  return values;
+};
+
+const MALFORMED_HOST = 'Host must be a host name or IP address, optionally with a port';
+
+/**
+ * Writes a result; a result that cannot be written (a header value Node refuses) becomes the logged
+ * generic 500 instead, and a response that broke off after its headers ends the connection. Never a
+ * throw: a bad response must not take the process down.
+ */
+const writeSafely = (response: ServerResponse, result: APIGatewayProxyResult): number => {
+  try {
+    writeResult(response, result);
+    return result.statusCode;
+  } catch (error) {
+    console.error(`[${randomUUID()}] response could not be written`, error);
+    if (response.headersSent) {
+      response.destroy();
+      return result.statusCode;
+    }
+    for (const name of response.getHeaderNames()) response.removeHeader(name);
+    writeResult(response, internalError());
+    return 500;
+  }
+};
+
+/**
  * An HTTP server that behaves like the deployed REST API: it resolves routes from the route table,
- * answers unknown routes and oversized payloads itself, and invokes the very handler modules that
- * Lambda runs with the proxy event API Gateway would build.
+ * answers unknown routes, malformed hosts and oversized payloads itself, and invokes the very
+ * handler modules that Lambda runs with the proxy event API Gateway would build.
  */
 export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   const root = options.root ?? process.cwd();
+  const limits = { ...LOCAL_SERVER_LIMITS, ...options.limits };
   const modules = new Map<string, Promise<unknown>>();
   const loadHandler = <T>(entry: string): Promise<T> => {
     let handler = modules.get(entry);
@@ -84,9 +165,15 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       request.resume();
       return failure(431, 'Request headers are too large');
     }
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const match = matchRoute(request.method ?? '', url.pathname);
-    if (!match) {
+    // Links are built on the server's own origin, never on Host; a malformed one is still refused,
+    // as a gateway cannot route it (on AWS such a request never reaches the API).
+    if (!hostValues(request).every((host) => isValidHostHeader(host))) {
+      request.resume();
+      return validationFailure({ host: MALFORMED_HOST });
+    }
+    const url = requestTarget(request.url);
+    const match = url && matchRoute(request.method ?? '', url.pathname);
+    if (!url || !match) {
       request.resume();
       return empty(404);
     }
@@ -110,19 +197,30 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     return handler(event, context);
   };
 
-  return createServer((request: IncomingMessage, response: ServerResponse) => {
-    const started = performance.now();
-    serve(request)
-      .catch((error: unknown) => {
-        // What API Gateway's DEFAULT_5XX response gives when a function fails outright.
-        console.error(`[${randomUUID()}] handler failed`, error);
-        return internalError();
-      })
-      .then((result) => {
-        writeResult(response, result);
-        options.log?.(
-          `${request.method} ${request.url} ${result.statusCode} ${Math.round(performance.now() - started)}ms`,
-        );
-      });
-  });
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node looks for requests past those limits (30 s by default, longer than the limits).
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    (request: IncomingMessage, response: ServerResponse) => {
+      const started = performance.now();
+      serve(request)
+        .catch((error: unknown) => {
+          if (error instanceof RequestAbortedError) return undefined; // nobody left to answer
+          // What API Gateway's DEFAULT_5XX response gives when a function fails outright.
+          console.error(`[${randomUUID()}] handler failed`, error);
+          return internalError();
+        })
+        .then((result) => {
+          if (!result) return;
+          const status = writeSafely(response, result);
+          options.log?.(`${request.method} ${request.url} ${status} ${Math.round(performance.now() - started)}ms`);
+        })
+        .catch((error: unknown) => console.error(`[${randomUUID()}] request could not be answered`, error));
+    },
+  );
+  server.maxConnections = limits.maxConnections;
+  return server;
 };
