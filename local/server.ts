@@ -9,6 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import pLimit from 'p-limit';
 import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
 import { isValidHostHeader } from '../shared/http/origin';
 import { empty, failure, internalError, validationFailure } from '../shared/http/responses';
@@ -21,7 +22,7 @@ import {
   toProxyEvent,
   writeResult,
 } from './gateway';
-import { matchRoute } from './route-matching';
+import { matchRoute, type RouteMatch } from './route-matching';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (
@@ -52,6 +53,13 @@ export interface LocalServerLimits {
   requestTimeoutMs: number;
   /** Connections open at once; more are closed as they arrive. */
   maxConnections: number;
+  /**
+   * Function invocations (authorizer and handler) run at once; further requests wait for a free one
+   * before their function's clock starts. On Lambda every invocation has a container of its own; here
+   * they share one process and one DynamoDB Local, and without a bound a burst of requests makes
+   * them all wait on each other until they time out.
+   */
+  maxConcurrentInvocations: number;
 }
 
 /**
@@ -63,6 +71,7 @@ export const LOCAL_SERVER_LIMITS: LocalServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   maxConnections: 512,
+  maxConcurrentInvocations: 32,
 };
 
 class BodyTooLargeError extends Error {
@@ -159,6 +168,28 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     return handler as Promise<T>;
   };
 
+  const invocation = pLimit(limits.maxConcurrentInvocations);
+
+  /** The authorizer (where the route needs it), then the handler, with the events API Gateway would send. */
+  const invoke = async (
+    request: IncomingMessage,
+    url: URL,
+    body: Buffer,
+    match: RouteMatch,
+  ): Promise<APIGatewayProxyResult> => {
+    const event = toProxyEvent(request, url, body, match);
+    if (requiresAuth(match.route, options.publicReads ?? false)) {
+      const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
+      const authorizerEvent = toAuthorizerEvent(event);
+      const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
+      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? 'books');
+      event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
+    }
+    const handler = await loadHandler<ProxyHandler>(match.route.entry);
+    const context = lambdaContext(match.route.name, event.requestContext.requestId);
+    return handler(event, context);
+  };
+
   const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult> => {
     await options.ready;
     if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
@@ -184,17 +215,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       if (error instanceof BodyTooLargeError) return failure(413, 'Request body is too large');
       throw error;
     }
-    const event = toProxyEvent(request, url, body, match);
-    if (requiresAuth(match.route, options.publicReads ?? false)) {
-      const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
-      const authorizerEvent = toAuthorizerEvent(event);
-      const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
-      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? 'books');
-      event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
-    }
-    const handler = await loadHandler<ProxyHandler>(match.route.entry);
-    const context = lambdaContext(match.route.name, event.requestContext.requestId);
-    return handler(event, context);
+    return invocation(() => invoke(request, url, body, match));
   };
 
   const server = createServer(

@@ -11,9 +11,9 @@ export class StaleDatabaseError extends Error {
   override readonly name = 'StaleDatabaseError';
   constructor(dataDir: string, endpoint: string, pid: string | undefined) {
     super(
-      `a DynamoDB Local from an earlier start still runs on ${dataDir} at ${endpoint}` +
-        `${pid ? ` (process ${pid})` : ''}: two cannot share one data folder. ` +
-        `Stop it first${pid ? ` (kill ${pid})` : ''}, or set DATA_DIR to another folder.`,
+      `a DynamoDB Local${pid ? ` (process ${pid})` : ''} already serves ${dataDir} at ${endpoint}: ` +
+        'another npm start on this folder is running, or one that did not stop cleanly left it behind, and ' +
+        `two cannot share one data folder. Stop it first${pid ? ` (kill ${pid})` : ''}, or set DATA_DIR to another folder.`,
     );
   }
 }
