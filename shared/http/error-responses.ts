@@ -20,6 +20,13 @@ export const responseForError = (error: unknown): HttpResponse | undefined => {
 export const errorResponses = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
   onError: async (request) => {
     const known = responseForError(request.error);
+    if (request.error instanceof ConcurrentUpdateError) {
+      // Not the client's doing and not a fault either; operators still want to see how often it happens.
+      logger.warn('Write gave up under contention', {
+        error: request.error,
+        awsRequestId: request.context?.awsRequestId,
+      });
+    }
     if (known) {
       request.response = known;
       return;
