@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type {
   APIGatewayAuthorizerResult,
@@ -98,8 +99,9 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
       chunks.push(chunk);
     });
     request.once('end', () => done(Buffer.concat(chunks)));
-    request.once('error', fail);
-    // After 'end' this changes nothing; before it, the body will never be complete.
+    // A request's errors are its connection's (reset, aborted, dropped for its time limit); after
+    // 'end' these change nothing, before it the body will never be complete.
+    request.once('error', () => fail(new RequestAbortedError()));
     request.once('close', () => fail(new RequestAbortedError()));
   });
 
@@ -148,6 +150,31 @@ const writeSafely = (response: ServerResponse, result: APIGatewayProxyResult): n
     writeResult(response, internalError());
     return 500;
   }
+};
+
+/**
+ * What Node's parser refused before any handler saw the request (a control character in a header,
+ * a malformed request line, headers past Node's own 16 KiB, a request past its time limit), in the
+ * contract's JSON shapes rather than Node's bare status lines; the connection is closed after it.
+ */
+const answerUnparsable = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const result =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? failure(431, 'Request headers are too large')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? failure(408, 'The request did not arrive in time')
+        : validationFailure({ request: 'The request is not valid HTTP/1.1' });
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(result.body)}`,
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${result.body}`);
 };
 
 /**
@@ -243,5 +270,6 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     },
   );
   server.maxConnections = limits.maxConnections;
+  server.on('clientError', answerUnparsable);
   return server;
 };
