@@ -6,7 +6,7 @@ import { apiClient } from '../support/api-client';
 import { fuzzSeed } from '../support/fuzz';
 import { contentTypeValue, digestParamValue, headerBytes, hostValue, oddBody } from '../support/fuzz-http';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
-import { type RawResponse, rawRequest } from '../support/raw-http';
+import { type RawResponse, rawHttp, rawRequest } from '../support/raw-http';
 
 /**
  * Request headers and bodies fuzzed over raw sockets against the local server, the bytes sent as
@@ -78,16 +78,7 @@ const expectStillServing = async () => {
 const line = (name: string, value: Buffer) => Buffer.concat([Buffer.from(`${name}: `), value]);
 
 const request = (requestLine: string, headers: Buffer[], body?: Buffer) =>
-  rawRequest(
-    api.port,
-    Buffer.concat([
-      Buffer.from(`${requestLine}\r\n`),
-      ...headers.map((header) => Buffer.concat([header, Buffer.from('\r\n')])),
-      ...(body ? [Buffer.from(`Content-Length: ${body.length}\r\n`)] : []),
-      Buffer.from('Connection: close\r\n\r\n'),
-      ...(body ? [body] : []),
-    ]),
-  );
+  rawRequest(api.port, rawHttp(requestLine, headers, body));
 
 const usually = <T>(common: fc.Arbitrary<T>, odd: fc.Arbitrary<T>) =>
   fc.oneof({ weight: 2, arbitrary: common }, { weight: 1, arbitrary: odd });
@@ -130,8 +121,6 @@ describe(`fuzzing request headers and bodies over HTTP with ${RUNS} generated re
             withBody ? body : undefined,
           );
           count(`${method} ${response.status}`);
-          if (process.env.FUZZ_DEBUG)
-            console.log(method, response.status, response.text.slice(0, 150), host.toString(), type.toString());
           expectContractAnswer(response, `${route} Host=${host.toString('hex')} Content-Type=${type.toString('hex')}`);
           await expectStillServing();
         },
