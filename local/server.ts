@@ -12,6 +12,7 @@ import type {
 } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
+import { DEFAULTS } from '../shared/config';
 import { isValidHostHeader } from '../shared/http/origin';
 import { empty, failure, internalError, validationFailure } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
@@ -209,7 +210,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
       const authorizerEvent = toAuthorizerEvent(event);
       const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
-      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? 'books');
+      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? DEFAULTS.realm);
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
     const handler = await loadHandler<ProxyHandler>(match.route.entry);

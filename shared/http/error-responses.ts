@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { BookNotFoundError, ConcurrentUpdateError, DuplicateIsbnError, ValidationError } from '../books/errors';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 import { HttpError } from './errors';
 import { contendedWrite, empty, failure, internalError, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';

@@ -41,7 +41,7 @@ const bodyBytes = (body: unknown, isBase64Encoded: boolean): Buffer =>
   Buffer.from(String(body), isBase64Encoded ? 'base64' : 'utf8');
 
 /**
- * Body handling in the order DESIGN.md fixes: size in bytes (413), then media type (415), then the
+ * Body handling (docs/contract.md, "Request bodies"), checked in this order: size in bytes (413), then media type (415), then the
  * bytes as UTF-8 and the text as JSON (400 with `errors.body`). A request without a body goes
  * through to validation, whose "required" messages are clearer than a 415. Written here rather
  * than with middy's JSON parser because that one compares media types case-sensitively, ignores the
