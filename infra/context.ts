@@ -7,7 +7,7 @@ export class InvalidContextError extends Error {
 }
 
 /**
- * The stack's options from `cdk -c name=value` context (documented in app.ts and the README). A
+ * The stack's options from `cdk -c name=value` context (documented in docs/operations.md). A
  * mistyped option stops synthesis with its name, rather than deploying NaN or a silent default.
  */
 export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown): BookLibraryStackProps => {
