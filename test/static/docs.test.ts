@@ -50,20 +50,20 @@ export const pathSpans = (text: string): string[] =>
     .map((match) => match[1] as string)
     .filter(
       (span) =>
-        /^[\w.@-][\w.@/-]*$/.test(span) &&
+        /^[\w.-][\w.*/-]*$/.test(span) &&
         (span.includes('/') || /\.(ts|mjs|js|json|md|sh|http|java|ya?ml)$/.test(span)) &&
         !MEDIA_TYPE.test(span),
     );
 
 /** Anything in the page, code blocks included, that starts with one of the repository's folders. */
 const folderPaths = (text: string, folders: string[]): string[] =>
-  [...text.matchAll(new RegExp(`(?<![\\w./@$-])((?:${folders.join('|')})/[\\w./-]*[\\w/])`, 'g'))].map(
+  [...text.matchAll(new RegExp(`(?<![\\w./@$-])((?:${folders.join('|')})/[\\w.*/-]*[\\w/])`, 'g'))].map(
     (match) => match[1] as string,
   );
 
 /** The scripts a page runs: `npm run <script>`, `npm run --silent <script>`. */
 export const npmScripts = (text: string): string[] =>
-  [...text.matchAll(/npm run (?:--silent |-s )?([a-z][\w:-]*)/g)].map((match) => match[1] as string);
+  [...text.matchAll(/npm run (?:--silent |-s )?([a-z][\w:-]*[\w-])/g)].map((match) => match[1] as string);
 
 /** The targets of the page's Markdown links and autolinks, in prose. */
 export const linkTargets = (text: string): string[] => {
@@ -79,7 +79,10 @@ export const linkTargets = (text: string): string[] => {
 const exists = (doc: string, name: string) => {
   const path = name.replace(/\/$/, '');
   if (ELSEWHERE.has(path) || GENERATED.includes(path.split('/')[0] as string)) return true;
-  if (existsSync(join(PROJECT_ROOT, 'node_modules', path))) return true; // a package name, e.g. `@middy/core`
+  if (path.includes('*')) {
+    const pattern = new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+    return REPOSITORY_FILES.some((file) => pattern.test(file) || pattern.test(basename(file)));
+  }
   if (!path.includes('/')) return FILE_NAMES.has(path) || existsSync(join(PROJECT_ROOT, path));
   return [PROJECT_ROOT, dirname(join(PROJECT_ROOT, doc))].some((base) => existsSync(resolve(base, path)));
 };
