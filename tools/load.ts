@@ -1,5 +1,5 @@
 import { runTool } from './cli';
-import { COMMAND, checkWrites, failures, formatSummary, parseLoadOptions, runLoad, setUpTarget } from './mixed-load';
+import { COMMAND, checkWrites, failures, formatSummary, parseLoadOptions, runLoad, setUpTarget } from './load-steps';
 
 /** `npm run load`: a bounded mixed load against the API, then a check that no write was lost. */
 const main = async () => {

@@ -9,7 +9,7 @@ import {
   parseLoadOptions,
   runLoad,
   setUpTarget,
-} from '../../tools/mixed-load';
+} from '../../tools/load-steps';
 import { startLocalApi } from '../support/local-api';
 
 /** `npm run load` as a user runs it: it starts npm start itself, loads it, and checks every write. */

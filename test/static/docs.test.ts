@@ -45,7 +45,7 @@ const MEDIA_TYPE = /^(application|text|image|multipart)\/[\w.+-]+$/;
 const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
 
 /** The code spans of the prose that read as a file or folder name: `shared/http`, `races.test.ts`. */
-export const pathSpans = (text: string): string[] =>
+const pathSpans = (text: string): string[] =>
   [...prose(text).matchAll(/`([^`\n]+)`/g)]
     .map((match) => match[1] as string)
     .filter(
@@ -62,11 +62,11 @@ const folderPaths = (text: string, folders: string[]): string[] =>
   );
 
 /** The scripts a page runs: `npm run <script>`, `npm run --silent <script>`. */
-export const npmScripts = (text: string): string[] =>
+const npmScripts = (text: string): string[] =>
   [...text.matchAll(/npm run (?:--silent |-s )?([a-z][\w:-]*[\w-])/g)].map((match) => match[1] as string);
 
 /** The targets of the page's Markdown links and autolinks, in prose. */
-export const linkTargets = (text: string): string[] => {
+const linkTargets = (text: string): string[] => {
   const body = prose(text).replace(/`[^`\n]*`/g, '');
   return [
     ...[...body.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1] as string),
