@@ -95,8 +95,9 @@ const assembleRootFs = (root: string, scratch: string) => {
   for (const dir of ['var/task', 'opt', 'tmp', 'root', 'home/sbx_user1051'])
     mkdirSync(join(root, dir), { recursive: true });
   // The user the runtime runs as (root under `sam local`, sbx_user1051 on AWS) has its home there:
-  // os.homedir() asks /etc/passwd when HOME is unset, and the SDK asks os.homedir() for its shared
-  // config files whenever no endpoint is given in code (AWS_ENDPOINT_URL, for one).
+  // os.homedir() asks /etc/passwd when HOME is unset (the bootstrap unsets it, as Lambda sets none),
+  // and the SDK asks os.homedir() for its shared config files whenever no endpoint is given in code
+  // (AWS_ENDPOINT_URL, for one).
   chownSync(join(root, 'home/sbx_user1051'), 993, 990);
   chmodSync(join(root, 'home/sbx_user1051'), 0o700);
   chmodSync(join(root, 'tmp'), 0o1777);
