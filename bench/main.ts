@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ENV } from '../shared/config';
 import { runTool } from '../tools/cli';
 import { measureCapacity } from './capacity';
 import { overGoal } from './report';
@@ -48,7 +49,7 @@ const main = async () => {
     routes.routes.push(...(await measureDigest(instance, database.meter, basic)));
 
     log(`List capacity at ${options.sizes.join(', ')} books …`);
-    process.env.BOOKS_TABLE_NAME = BENCH_TABLES.scale;
+    process.env[ENV.booksTableName] = BENCH_TABLES.scale;
     const scaling = await measureScaling({
       client: database.client,
       table: BENCH_TABLES.scale,

@@ -7,9 +7,9 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { NONCE_KEY_NAME } from '../functions/authorizer/authenticator';
+import { userRecord } from '../admin/user-records';
 import { ha1 } from '../shared/auth/digest';
-import { userRecord } from '../shared/auth/users';
+import { NONCE_KEY_NAME } from '../shared/auth/nonce';
 import { normalizeAuthor } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
 import {

@@ -7,6 +7,7 @@ import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { lambdaContext } from '../local/gateway';
 import { ensureTables } from '../local/tables';
+import { ENV, toEnvironment } from '../shared/config';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { integerOption, parseCommandLine, UsageError } from '../tools/cli';
 import {
@@ -140,7 +141,7 @@ const ALTERNATIVE_DECISIONS = {
   metrics:
     'Metrics stays: EMF counts of 4xx, 5xx and authentication failures for ≈ 10 KB (this row: what Metrics alone adds to the floor)',
   defaultChain:
-    'goes: on Lambda only the chain’s environment link ever runs; the alias in BUNDLING keeps just that link (shared/aws/lambda-credential-provider.ts)',
+    'goes: on Lambda only the chain’s environment link ever runs; the alias in BUNDLING keeps just that link (infra/lambda-credential-provider.ts)',
 };
 
 export interface BundleMeasures {
@@ -243,16 +244,19 @@ export const setUpDatabase = async (): Promise<BenchDatabase> => {
 
 /** What the bundles read from the environment, as the stack sets it (quiet logs and metrics). */
 export const setFunctionEnvironment = () => {
-  Object.assign(process.env, {
-    BOOKS_TABLE_NAME: BENCH_TABLES.books,
-    AUTH_TABLE_NAME: BENCH_TABLES.auth,
-    AUTH_REALM: BENCH_USER.realm,
-    POWERTOOLS_LOG_LEVEL: 'CRITICAL',
-    // EMF lines would flood the report; serialising a few counters is not what the latency measures.
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    AWS_REGION: 'local',
-  });
-  delete process.env.NONCE_SECRET; // the authorizer loads its key from the table, as deployed
+  Object.assign(
+    process.env,
+    toEnvironment({
+      booksTableName: BENCH_TABLES.books,
+      authTableName: BENCH_TABLES.auth,
+      realm: BENCH_USER.realm,
+      logLevel: 'CRITICAL',
+      // EMF lines would flood the report; serialising a few counters is not what the latency measures.
+      metricsDisabled: 'true',
+      region: 'local',
+    }),
+  );
+  delete process.env[ENV.nonceSecret]; // the authorizer loads its key from the table, as deployed
 };
 
 /** Makes a fresh instance of a function's bundle (its own SDK client) talking to `endpoint`. */
@@ -263,7 +267,7 @@ export const instanceMaker =
   async (fn, endpoint, tag) => {
     const file = functions.find((f) => f.name === fn)?.file;
     if (!file) throw new Error(`no bundle for ${fn}`);
-    process.env.DYNAMODB_ENDPOINT = endpoint; // read by the bundle's client at its first request
+    process.env[ENV.dynamodbEndpoint] = endpoint; // read by the bundle's client at its first request
     return loadBundle(file, `${tag}-${fn}`);
   };
 

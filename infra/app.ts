@@ -4,8 +4,8 @@ import { BookLibraryStack } from './book-library-stack';
 import { stackOptionsFromContext } from './context';
 
 /**
- * Context options (`cdk deploy -c stage=prod -c throttleRate=100`), read and checked in context.ts,
- * are listed with their defaults in docs/operations.md (a test holds that table to context.ts).
+ * Context options (`cdk deploy -c stage=prod -c throttleRate=100`) are parsed and checked by
+ * context.ts; docs/operations.md ("Deploying") lists each with its default.
  * cdk-nag's AwsSolutions checks run on every synth: a finding that is not acknowledged with a
  * reason in the stack stops synthesis.
  */

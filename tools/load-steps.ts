@@ -4,10 +4,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { checkBooksTable } from '../admin/invariants';
 import { freePort } from '../local/dynamodb-local';
 import { endpointFile } from '../local/endpoint-file';
+import { DEFAULTS, ENV } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
-import { checkBooksTable } from '../shared/store/invariants';
 import { integerOption, parseCommandLine, UsageError } from './cli';
 
 /** The steps of `npm run load` (tools/load.ts): parse options, set up the target, run, check, report. */
@@ -133,7 +134,7 @@ const startServer = async (): Promise<Target> => {
     authorization: `Basic ${Buffer.from(`load:${password}`).toString('base64')}`,
     database: {
       endpoint: readFileSync(endpointFile(dataDir), 'utf8').trim(),
-      booksTable: process.env.BOOKS_TABLE_NAME ?? 'books',
+      booksTable: process.env[ENV.booksTableName] ?? DEFAULTS.tableNames.books,
     },
     stop,
   };

@@ -84,7 +84,10 @@ const exists = (doc: string, name: string) => {
     return REPOSITORY_FILES.some((file) => pattern.test(file) || pattern.test(basename(file)));
   }
   if (!path.includes('/')) return FILE_NAMES.has(path) || existsSync(join(PROJECT_ROOT, path));
-  return [PROJECT_ROOT, dirname(join(PROJECT_ROOT, doc))].some((base) => existsSync(resolve(base, path)));
+  // A module may be named as it is imported, without its extension: `shared/config`.
+  return [PROJECT_ROOT, dirname(join(PROJECT_ROOT, doc))].some(
+    (base) => existsSync(resolve(base, path)) || existsSync(resolve(base, `${path}.ts`)),
+  );
 };
 
 describe('README.md and docs/', () => {
