@@ -1,6 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type GetCommandOutput,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { userRecord } from '../admin/user-records';
 import { ha1 } from '../shared/auth/digest';
 import { NONCE_KEY_NAME } from '../shared/auth/nonce';
@@ -84,33 +90,111 @@ const bookRequest = (method: string, id: number, body?: unknown): ApiRequest => 
 
 const claimKey = isbnClaimKey;
 
-export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario[] => {
-  const store = new DynamoBookStore(client, table);
-  let pool: Book[] = []; // existing books for reads and updates
-  let doomed: Book[] = []; // books the delete scenario removes, handler first half, raw second half
+/**
+ * What the scenarios share: the tables, the store that makes their fixtures, the pool of existing
+ * books that reads and updates use, and the raw SDK calls more than one scenario makes.
+ */
+export interface BenchFixtures extends BenchTables {
+  store: DynamoBookStore;
+  /** Creates the pool of 200 books once. */
+  ensurePool(): Promise<void>;
+  /** The pool's book for request `i`. */
+  pick(i: number): Book;
+  /** A strongly consistent GetItem of a book. */
+  getItem(id: number): Promise<GetCommandOutput>;
+  /** One conditional UpdateItem returning the new item: what PUT and PATCH do when the ISBN is kept. */
+  rawReplace(id: number, title: string): Promise<unknown>;
+}
 
+export const benchFixtures = (tables: BenchTables): BenchFixtures => {
+  const { client, books: table } = tables;
+  const store = new DynamoBookStore(client, table);
+  let pool: Book[] = [];
   const getItem = (id: number) =>
     client.send(new GetCommand({ TableName: table, Key: bookKey(id), ConsistentRead: true }));
+  return {
+    ...tables,
+    store,
+    ensurePool: async () => {
+      if (pool.length === 0) pool = await createBooks(store, 'pool', 200);
+    },
+    pick: (i) => pool[i % pool.length] as Book,
+    getItem,
+    rawReplace: (id, title) =>
+      client.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: bookKey(id),
+          UpdateExpression: 'SET #title = :title, #updatedAt = :updatedAt ADD version :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#title': 'title', '#updatedAt': 'updatedAt' },
+          ExpressionAttributeValues: { ':title': title, ':updatedAt': new Date().toISOString(), ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+  };
+};
 
+export const getBookScenario = ({ ensurePool, pick, getItem }: BenchFixtures): Scenario => ({
+  function: 'GetBook',
+  label: 'GET /api/books/{id}',
+  expectedStatus: 200,
+  prepare: ensurePool,
+  event: (i) => proxyEvent(bookRequest('GET', pick(i).id)),
+  raw: (i) => getItem(pick(i).id),
+  why: 'one strongly consistent GetItem: the book is one item',
+});
+
+export const listScenarios = ({ client, books: table, ensurePool }: BenchFixtures): Scenario[] => [
+  {
+    function: 'ListBooks',
+    label: `GET /api/books?author= (${'20'} matches)`,
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { author: 'bench match' } }),
+    raw: () =>
+      Promise.all(
+        shards(INDEX_SHARDS).map((shard) =>
+          client.send(
+            new QueryCommand({
+              TableName: table,
+              IndexName: BY_AUTHOR_INDEX,
+              KeyConditionExpression: 'authorShard = :author',
+              ExpressionAttributeValues: { ':author': authorShardKey(normalizeAuthor(MATCH_AUTHOR), shard) },
+            }),
+          ),
+        ),
+      ),
+    why: `one Query per author index shard (${INDEX_SHARDS}, in parallel), merged by id: it reads the matches and nothing else`,
+  },
+  {
+    function: 'ListBooks',
+    label: 'GET /api/books?limit=20 (one page)',
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { limit: '20' } }),
+    raw: () =>
+      Promise.all(
+        shards(BOOK_SHARDS).map((shard) =>
+          client.send(
+            new QueryCommand({
+              TableName: table,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': bookPartition(shard) },
+              ConsistentRead: true,
+              Limit: Math.ceil(21 / BOOK_SHARDS) + 1,
+            }),
+          ),
+        ),
+      ),
+    why: `one strongly consistent Query per book key (${BOOK_SHARDS}, in parallel), each for about its share of limit + 1 books, merged by id`,
+  },
+];
+
+/** Creates without a key, with one, and retried with one; each is metered over 100 creates. */
+export const createBookScenarios = ({ client, books: table, store }: BenchFixtures): Scenario[] => {
   const ids = new IdBlockAllocator(client, table);
-
-  /** One conditional UpdateItem returning the new item: what PUT and PATCH do when the ISBN is kept. */
-  const rawReplace = (id: number, title: string) =>
-    client.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: bookKey(id),
-        UpdateExpression: 'SET #title = :title, #updatedAt = :updatedAt ADD version :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#title': 'title', '#updatedAt': 'updatedAt' },
-        ExpressionAttributeValues: { ':title': title, ':updatedAt': new Date().toISOString(), ':one': 1 },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-
-  const keyedStore = new DynamoBookStore(client, table);
-
   /** The create's transaction, sent directly: the book and its claim, and with a key the key's record. */
   const rawCreate = async (input: ReturnType<typeof bookInput>, keyed: boolean) => {
     const id = await ids.allocate();
@@ -135,65 +219,14 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       }),
     );
   };
-
-  const ensurePool = async () => {
-    if (pool.length === 0) pool = await createBooks(store, 'pool', 200);
-  };
-  const pick = (i: number) => pool[i % pool.length] as Book;
-
+  const keyed = (tag: string, prefix: string, i: number) =>
+    proxyEvent({
+      method: 'POST',
+      path: '/api/books',
+      headers: { 'Idempotency-Key': `"${prefix}-${i}"` },
+      body: bookInput(tag, i),
+    });
   return [
-    {
-      function: 'GetBook',
-      label: 'GET /api/books/{id}',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: (i) => proxyEvent(bookRequest('GET', pick(i).id)),
-      raw: (i) => getItem(pick(i).id),
-      why: 'one strongly consistent GetItem: the book is one item',
-    },
-    {
-      function: 'ListBooks',
-      label: `GET /api/books?author= (${'20'} matches)`,
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { author: 'bench match' } }),
-      raw: () =>
-        Promise.all(
-          shards(INDEX_SHARDS).map((shard) =>
-            client.send(
-              new QueryCommand({
-                TableName: table,
-                IndexName: BY_AUTHOR_INDEX,
-                KeyConditionExpression: 'authorShard = :author',
-                ExpressionAttributeValues: { ':author': authorShardKey(normalizeAuthor(MATCH_AUTHOR), shard) },
-              }),
-            ),
-          ),
-        ),
-      why: `one Query per author index shard (${INDEX_SHARDS}, in parallel), merged by id: it reads the matches and nothing else`,
-    },
-    {
-      function: 'ListBooks',
-      label: 'GET /api/books?limit=20 (one page)',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { limit: '20' } }),
-      raw: () =>
-        Promise.all(
-          shards(BOOK_SHARDS).map((shard) =>
-            client.send(
-              new QueryCommand({
-                TableName: table,
-                KeyConditionExpression: 'pk = :pk',
-                ExpressionAttributeValues: { ':pk': bookPartition(shard) },
-                ConsistentRead: true,
-                Limit: Math.ceil(21 / BOOK_SHARDS) + 1,
-              }),
-            ),
-          ),
-        ),
-      why: `one strongly consistent Query per book key (${BOOK_SHARDS}, in parallel), each for about its share of limit + 1 books, merged by id`,
-    },
     {
       function: 'CreateBook',
       label: 'POST /api/books',
@@ -208,13 +241,7 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       label: 'POST /api/books with Idempotency-Key',
       expectedStatus: 201,
       prepare: async () => {},
-      event: (i) =>
-        proxyEvent({
-          method: 'POST',
-          path: '/api/books',
-          headers: { 'Idempotency-Key': `"bench-key-${i}"` },
-          body: bookInput('keyed', i),
-        }),
+      event: (i) => keyed('keyed', 'bench-key', i),
       raw: (i) => rawCreate(bookInput('raw-keyed', i), true),
       why: 'the same transaction with a third item, the key’s record, so no book exists without it (averaged over 100 creates)',
     },
@@ -225,116 +252,133 @@ export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario
       prepare: async (count) => {
         const now = new Date().toISOString();
         for (const i of range(count)) {
-          await keyedStore.create(
-            { ...bookInput('retried', i), createdAt: now, updatedAt: now },
-            { owner: 'anonymous', key: `bench-retry-${i}`, fingerprint: requestFingerprint(bookInput('retried', i)) },
+          const input = bookInput('retried', i);
+          await store.create(
+            { ...input, createdAt: now, updatedAt: now },
+            { owner: 'anonymous', key: `bench-retry-${i}`, fingerprint: requestFingerprint(input) },
           );
         }
       },
-      event: (i) =>
-        proxyEvent({
-          method: 'POST',
-          path: '/api/books',
-          headers: { 'Idempotency-Key': `"bench-retry-${i}"` },
-          body: bookInput('retried', i),
-        }),
+      event: (i) => keyed('retried', 'bench-retry', i),
       raw: (i) => rawCreate(bookInput('raw-retried', i), true),
       why: 'the cancelled transaction itself returns the key’s record (ReturnValuesOnConditionCheckFailure), so the replay needs no read (averaged over 100 creates)',
     },
-    {
-      function: 'ReplaceBook',
-      label: 'PUT /api/books/{id} (ISBN kept)',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: (i) => {
-        const book = pick(i);
-        return proxyEvent(bookRequest('PUT', book.id, { ...bookInput('pool', 0), isbn: book.isbn, title: `v${i}` }));
-      },
-      raw: (i) => rawReplace(pick(i).id, `raw ${i}`),
-      why: 'one conditional UpdateItem (book exists, ISBN kept, If-Match) returning the new item; a failed condition returns the old one, which tells 404 from 412 from a moving ISBN; only a moving ISBN adds a transaction (3 items)',
+  ];
+};
+
+export const updateScenarios = ({ ensurePool, pick, rawReplace }: BenchFixtures): Scenario[] => [
+  {
+    function: 'ReplaceBook',
+    label: 'PUT /api/books/{id} (ISBN kept)',
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: (i) => {
+      const book = pick(i);
+      return proxyEvent(bookRequest('PUT', book.id, { ...bookInput('pool', 0), isbn: book.isbn, title: `v${i}` }));
     },
-    {
-      function: 'ReplaceBook',
-      label: 'PUT /api/books/{id} (ISBN kept, If-Match: *)',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: (i) => {
-        const book = pick(i);
-        return proxyEvent({
-          ...bookRequest('PUT', book.id, { ...bookInput('pool', 0), isbn: book.isbn, title: `m${i}` }),
-          headers: { 'If-Match': '*' },
-        });
-      },
-      raw: (i) => rawReplace(pick(i).id, `raw matched ${i}`),
-      why: 'the same UpdateItem: If-Match is part of its condition, so a conditional write costs no read',
+    raw: (i) => rawReplace(pick(i).id, `raw ${i}`),
+    why: 'one conditional UpdateItem (book exists, ISBN kept, If-Match) returning the new item; a failed condition returns the old one, which tells 404 from 412 from a moving ISBN; only a moving ISBN adds a transaction (3 items)',
+  },
+  {
+    function: 'ReplaceBook',
+    label: 'PUT /api/books/{id} (ISBN kept, If-Match: *)',
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: (i) => {
+      const book = pick(i);
+      return proxyEvent({
+        ...bookRequest('PUT', book.id, { ...bookInput('pool', 0), isbn: book.isbn, title: `m${i}` }),
+        headers: { 'If-Match': '*' },
+      });
     },
-    {
-      function: 'PatchBook',
-      label: 'PATCH /api/books/{id} {title}',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: (i) => proxyEvent(bookRequest('PATCH', pick(i).id, { title: `patched ${i}` })),
-      raw: (i) => rawReplace(pick(i).id, `raw patched ${i}`),
-      why: 'as PUT: the UpdateItem sets only the supplied fields, so the unchanged ones need no read',
+    raw: (i) => rawReplace(pick(i).id, `raw matched ${i}`),
+    why: 'the same UpdateItem: If-Match is part of its condition, so a conditional write costs no read',
+  },
+  {
+    function: 'PatchBook',
+    label: 'PATCH /api/books/{id} {title}',
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: (i) => proxyEvent(bookRequest('PATCH', pick(i).id, { title: `patched ${i}` })),
+    raw: (i) => rawReplace(pick(i).id, `raw patched ${i}`),
+    why: 'as PUT: the UpdateItem sets only the supplied fields, so the unchanged ones need no read',
+  },
+];
+
+/** Deletes books made for it: the handler's requests the first half, the raw calls the second. */
+export const deleteBookScenario = ({ client, books: table, store, getItem }: BenchFixtures): Scenario => {
+  let doomed: Book[] = [];
+  return {
+    function: 'DeleteBook',
+    label: 'DELETE /api/books/{id}',
+    expectedStatus: 204,
+    prepare: async (count) => {
+      doomed = await createBooks(store, 'doomed', count * 2);
     },
-    {
-      function: 'DeleteBook',
-      label: 'DELETE /api/books/{id}',
-      expectedStatus: 204,
-      prepare: async (count) => {
-        doomed = await createBooks(store, 'doomed', count * 2);
-      },
-      event: (i) => proxyEvent(bookRequest('DELETE', (doomed[i] as Book).id)),
-      raw: async (i) => {
-        const book = doomed[doomed.length / 2 + i] as Book;
-        const { Item } = await getItem(book.id);
-        if (!Item) throw new Error(`raw delete: book ${book.id} missing`);
-        await client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: table,
-                  Key: bookKey(book.id),
-                  ConditionExpression: 'version = :version',
-                  ExpressionAttributeValues: { ':version': Item.version },
-                },
+    event: (i) => proxyEvent(bookRequest('DELETE', (doomed[i] as Book).id)),
+    raw: async (i) => {
+      const book = doomed[doomed.length / 2 + i] as Book;
+      const { Item } = await getItem(book.id);
+      if (!Item) throw new Error(`raw delete: book ${book.id} missing`);
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: table,
+                Key: bookKey(book.id),
+                ConditionExpression: 'version = :version',
+                ExpressionAttributeValues: { ':version': Item.version },
               },
-              {
-                Delete: {
-                  TableName: table,
-                  Key: claimKey(book.isbn),
-                  ConditionExpression: 'bookId = :id',
-                  ExpressionAttributeValues: { ':id': book.id },
-                },
+            },
+            {
+              Delete: {
+                TableName: table,
+                Key: claimKey(book.isbn),
+                ConditionExpression: 'bookId = :id',
+                ExpressionAttributeValues: { ':id': book.id },
               },
-            ],
-          }),
-        );
-      },
-      why: 'GetItem (which ISBN claim to release, and the version), then one transaction deleting the book and its claim',
-    },
-    {
-      function: 'Authorizer',
-      label: 'Basic credentials',
-      expectedStatus: 0,
-      prepare: async () => {
-        const { username, password, realm } = BENCH_USER;
-        await new DynamoUserStore(client, auth).put(userRecord(username, password, realm));
-        // As in a deployment that has served before: the nonce key exists, containers only read it.
-        await new DynamoSecretStore(client, auth).getOrCreate(NONCE_KEY_NAME, () => randomBytes(32).toString('base64'));
-      },
-      event: () =>
-        authorizerEvent({
-          method: 'GET',
-          path: '/api/books',
-          headers: {
-            Authorization: `Basic ${Buffer.from(`${BENCH_USER.username}:${BENCH_USER.password}`).toString('base64')}`,
-          },
+            },
+          ],
         }),
-      raw: () => client.send(new GetCommand({ TableName: auth, Key: { pk: `USER#${BENCH_USER.username}` } })),
-      why: 'one GetItem for the user record; Basic needs no nonce, so nothing is written',
+      );
     },
+    why: 'GetItem (which ISBN claim to release, and the version), then one transaction deleting the book and its claim',
+  };
+};
+
+export const basicAuthorizerScenario = ({ client, auth }: BenchFixtures): Scenario => ({
+  function: 'Authorizer',
+  label: 'Basic credentials',
+  expectedStatus: 0,
+  prepare: async () => {
+    const { username, password, realm } = BENCH_USER;
+    await new DynamoUserStore(client, auth).put(userRecord(username, password, realm));
+    // As in a deployment that has served before: the nonce key exists, containers only read it.
+    await new DynamoSecretStore(client, auth).getOrCreate(NONCE_KEY_NAME, () => randomBytes(32).toString('base64'));
+  },
+  event: () =>
+    authorizerEvent({
+      method: 'GET',
+      path: '/api/books',
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${BENCH_USER.username}:${BENCH_USER.password}`).toString('base64')}`,
+      },
+    }),
+  raw: () => client.send(new GetCommand({ TableName: auth, Key: { pk: `USER#${BENCH_USER.username}` } })),
+  why: 'one GetItem for the user record; Basic needs no nonce, so nothing is written',
+});
+
+/** Every scenario the bench measures, in the order of its tables. */
+export const scenarios = (tables: BenchTables): Scenario[] => {
+  const fixtures = benchFixtures(tables);
+  return [
+    getBookScenario(fixtures),
+    ...listScenarios(fixtures),
+    ...createBookScenarios(fixtures),
+    ...updateScenarios(fixtures),
+    deleteBookScenario(fixtures),
+    basicAuthorizerScenario(fixtures),
   ];
 };
 

@@ -1,7 +1,7 @@
 import { parseBookId, parseBookPatch } from '../../shared/books/schemas';
 import { etagOf, ifMatchOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
-import { jsonBody } from '../../shared/http/json-body';
+import { jsonBody, MERGE_PATCH_MEDIA_TYPE } from '../../shared/http/json-body';
 import { ok } from '../../shared/http/responses';
 import { bookService, requireIfMatch } from './wiring';
 
@@ -12,5 +12,5 @@ export const handler = httpHandler(
     const stored = await bookService().patch(id, parseBookPatch(event.body), condition);
     return ok(stored.book, etagOf(stored));
   },
-  { use: [jsonBody()] },
+  { use: [jsonBody({ alsoAccept: [MERGE_PATCH_MEDIA_TYPE] })] },
 );

@@ -41,3 +41,11 @@ export class IdempotencyKeyReusedError extends Error {
     super('This Idempotency-Key was already used with a different request body');
   }
 }
+
+/**
+ * A write to a book kept meeting concurrent writes to it until the store's retries ran out: nothing
+ * was written, and the same request may succeed a moment later. Thrown by the book store.
+ */
+export class ConcurrentUpdateError extends Error {
+  override readonly name = 'ConcurrentUpdateError';
+}

@@ -8,8 +8,8 @@ import { MAX_BOOK_ID } from '../books/limits';
 import { MAX_LISTED_TAGS } from '../books/preconditions';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { PreconditionRequiredError, ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
-import { MAX_BODY_BYTES } from '../http/json-body';
-import { INTERNAL_ERROR_MESSAGE } from '../http/responses';
+import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
+import { CONTENDED_WRITE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies, path and query parameters come from the
@@ -98,7 +98,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 
-type Status = '200' | '201' | '204' | '304' | '400' | '404' | '409' | '412' | '413' | '415' | '422' | '428';
+type Status = '200' | '201' | '204' | '304' | '400' | '404' | '409' | '412' | '413' | '415' | '422' | '428' | '503';
 
 /** Request headers an operation reads, each described once in HEADER_PARAMETERS. */
 type RequestHeader = 'If-Match' | 'If-None-Match' | 'Idempotency-Key';
@@ -106,6 +106,8 @@ type RequestHeader = 'If-Match' | 'If-None-Match' | 'Idempotency-Key';
 interface OperationSpec {
   summary: string;
   body?: 'BookInput' | 'BookPatch';
+  /** Media types the body may come in besides application/json. */
+  alsoAccept?: readonly string[];
   query?: boolean;
   headers?: RequestHeader[];
   responses: Partial<Record<Status, Record<string, unknown>>>;
@@ -122,6 +124,8 @@ const BOOK_OK = { description: 'The book', headers: ETAG, content: jsonContent(r
 const NOT_FOUND = { description: 'No book has this id (no body)' };
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
+/** Every write retries lost races; when they keep being lost, this. */
+const CONTENDED = { '503': response('ContendedWrite') };
 
 /** What If-Match adds to PUT, PATCH and DELETE. */
 const CONDITIONAL_WRITE = { '412': response('PreconditionFailed'), '428': response('PreconditionRequired') };
@@ -134,6 +138,7 @@ const UPDATE_RESPONSES = {
   '409': ISBN_TAKEN,
   ...CONDITIONAL_WRITE,
   ...BODY_ERRORS,
+  ...CONTENDED,
 };
 
 /** Any text: a value that is not `*` or a list of quoted tags names no tag (see parseTagList). */
@@ -202,6 +207,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '409': ISBN_TAKEN,
       '422': response('IdempotencyKeyReused'),
       ...BODY_ERRORS,
+      ...CONTENDED,
     },
   },
   GetBook: {
@@ -227,6 +233,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
     body: 'BookPatch',
     headers: ['If-Match'],
+    alsoAccept: [MERGE_PATCH_MEDIA_TYPE],
     responses: UPDATE_RESPONSES,
   },
   DeleteBook: {
@@ -237,6 +244,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '400': response('ValidationFailed'),
       '404': NOT_FOUND,
       ...CONDITIONAL_WRITE,
+      ...CONTENDED,
     },
   },
   GetOpenApi: {
@@ -289,6 +297,10 @@ const queryParameters = () => {
   }));
 };
 
+/** The body's schema under each media type it may come in (application/json first). */
+const bodyContent = (schema: string, alsoAccept: readonly string[]) =>
+  Object.fromEntries([JSON_MEDIA_TYPE, ...alsoAccept].map((type) => [type, { schema: ref(schema) }]));
+
 const operation = (route: Route, publicReads: boolean): Operation => {
   const spec = OPERATIONS[route.name];
   const guarded = requiresAuth(route, publicReads);
@@ -303,8 +315,9 @@ const operation = (route: Route, publicReads: boolean): Operation => {
     tags: [spec.tag ?? 'books'],
     security: guarded ? [{ basic: [] }, { digest: [] }] : [],
     ...(parameters.length > 0 && { parameters }),
-    ...(spec.body && { requestBody: { required: true, content: jsonContent(ref(spec.body)) } }),
+    ...(spec.body && { requestBody: { required: true, content: bodyContent(spec.body, spec.alsoAccept ?? []) } }),
     responses: {
+      '400': response('MalformedHost'),
       ...spec.responses,
       ...(guarded && { '401': response('Unauthorized') }),
       '429': response('TooManyRequests'),
@@ -380,7 +393,16 @@ const components = () => {
       },
     },
     responses: {
-      ValidationFailed: { description: 'Invalid body, path id or query', content: jsonContent(ref('ValidationError')) },
+      ValidationFailed: {
+        description:
+          'Invalid body (not UTF-8, not JSON, or a field breaking its rule: text with an unpaired surrogate included), path id, query or `Host` header',
+        content: jsonContent(ref('ValidationError')),
+      },
+      MalformedHost: {
+        description:
+          'A `Host` header that is not a host name or IP address with an optional port (`errors.host`); on AWS such a request never reaches the API',
+        content: jsonContent(ref('ValidationError')),
+      },
       Unauthorized: {
         description: 'Credentials missing or invalid',
         headers: {
@@ -396,7 +418,7 @@ const components = () => {
         content: jsonContent(errorBody(413)),
       },
       UnsupportedMediaType: {
-        description: 'A body that is not application/json',
+        description: `A body that is not ${JSON_MEDIA_TYPE} (PATCH: also ${MERGE_PATCH_MEDIA_TYPE}), or whose charset is not UTF-8; media types compare case-insensitively`,
         content: jsonContent(errorBody(415, new UnsupportedMediaTypeError().message)),
       },
       PreconditionFailed: {
@@ -417,6 +439,17 @@ const components = () => {
       ResultTooLarge: {
         description: 'The whole list would pass the 6 MB a Lambda response can carry: ask for pages with `limit`',
         content: jsonContent(errorBody(422, new ResultTooLargeError().message)),
+      },
+      ContendedWrite: {
+        description:
+          'Other requests kept changing the book until the retries ran out: nothing was written; repeat after `Retry-After`',
+        headers: {
+          'Retry-After': {
+            description: 'Seconds to wait before repeating the request',
+            schema: { type: 'integer', minimum: 0 },
+          },
+        },
+        content: jsonContent(errorBody(503, CONTENDED_WRITE_MESSAGE)),
       },
       TooManyRequests: { description: 'Stage throttling limit reached (answered by API Gateway)' },
       InternalError: {
