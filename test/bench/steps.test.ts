@@ -69,6 +69,7 @@ describe('npm run bench, step by step', () => {
       sizes: [1000, 10000, 100000],
       out: 'bench/results.md',
       docs: true,
+      roundTripsOnly: false,
     });
     expect(parseBenchOptions(['--quick'])).toEqual({
       quick: true,
@@ -77,7 +78,9 @@ describe('npm run bench, step by step', () => {
       sizes: [200, 1000],
       out: '.bench/quick-results.md',
       docs: false,
+      roundTripsOnly: false,
     });
+    expect(parseBenchOptions(['--round-trips'])).toMatchObject({ roundTripsOnly: true });
     expect(parseBenchOptions(['--sizes', '10, 20', '--no-docs', '--out', 'x.md'])).toMatchObject({
       sizes: [10, 20],
       docs: false,
@@ -95,6 +98,9 @@ describe('npm run bench, step by step', () => {
       'ListBooks',
       'ListBooks',
       'CreateBook',
+      'CreateBook',
+      'CreateBook',
+      'ReplaceBook',
       'ReplaceBook',
       'PatchBook',
       'DeleteBook',

@@ -209,7 +209,7 @@ describe('conflicts that outlast the retries: 503 with Retry-After, nothing writ
 
   it('a PATCH and a PUT keeping the ISBN: 503, the book unchanged', async () => {
     const book = await seed();
-    inject('PutItemCommand', () => new TransactionConflictException({ message: 'conflict', $metadata: {} }));
+    inject('UpdateItemCommand', () => new TransactionConflictException({ message: 'conflict', $metadata: {} }));
     expectContended(await call('patch', 'PATCH', `/api/books/${book.id}`, { title: 'Contended' }));
     expectContended(await call('replace', 'PUT', `/api/books/${book.id}`, { ...input(), isbn: book.isbn }));
     client.middlewareStack.remove('faultInjection');
