@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { parseDigestOffer } from '../../shared/auth/digest';
+import { LOCKOUT_VARIABLES, parseLockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
@@ -43,7 +44,11 @@ const build = async () => {
     new DynamoNonceLedger(client, tableName),
     // The table name stands for the deployment: a nonce signed for one does not pass on another.
     new NonceCodec(await nonceSecret(client, tableName), lifetime, undefined, tableName),
-    { realm: process.env.AUTH_REALM ?? 'books', algorithms: digestOffer() },
+    {
+      realm: process.env.AUTH_REALM ?? 'books',
+      algorithms: digestOffer(),
+      lockout: parseLockoutPolicy((field) => process.env[LOCKOUT_VARIABLES[field]]),
+    },
   );
 };
 

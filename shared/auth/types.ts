@@ -1,4 +1,5 @@
 import type { DigestAlgorithm } from './digest';
+import type { FailureRecord } from './lockout';
 
 /** A user as stored: HA1 per Digest algorithm for one realm, never the password. */
 export interface StoredUser {
@@ -14,6 +15,28 @@ export interface UserStore {
   /** false when there was no such user. */
   delete(username: string): Promise<boolean>;
   list(): Promise<StoredUser[]>;
+}
+
+/** What one read of an account name finds: its user, if one is stored, and its failure record, if any. */
+export interface Account {
+  /** The stored user, whatever its realm. */
+  user?: StoredUser;
+  failures?: FailureRecord;
+}
+
+/**
+ * Users and their failure records, kept together so that the authorizer reads both with one
+ * request: a success costs no more than the user lookup alone. A name that is nobody's has a
+ * failure record too (it may expire), and never a user.
+ */
+export interface AccountStore {
+  /** One read; `latest` asks for a strongly consistent one (after a lost race). */
+  account(username: string, latest?: boolean): Promise<Account>;
+  /**
+   * Replaces the failure record with `next` if it is still the one `read` found (by version), in
+   * one conditional write; false, writing nothing, when another container changed it first.
+   */
+  replaceFailures(username: string, read: Account, next: FailureRecord, expiresAtSeconds: number): Promise<boolean>;
 }
 
 /** Records spent Digest nonces, so each is accepted once across every function instance. */
@@ -33,6 +56,14 @@ export interface AuthRequest {
   authorization: string | readonly string[] | undefined;
 }
 
+export interface AuthDenial {
+  ok: false;
+  challenge: string;
+  reason: string;
+  /** This failure locked the account (counted by the lockout metric). */
+  lockoutStarted?: boolean;
+}
+
 export type AuthResult =
   | {
       ok: true;
@@ -41,4 +72,4 @@ export type AuthResult =
       /** For Digest: the `Authentication-Info` value (next nonce, server proof) the response carries. */
       authenticationInfo?: string;
     }
-  | { ok: false; challenge: string; reason: string };
+  | AuthDenial;
