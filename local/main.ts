@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
+import { LOCKOUT_VARIABLES, parseLockoutPolicy } from '../shared/auth/lockout';
 import { parseUserList, userRecord } from '../shared/auth/users';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
@@ -29,6 +30,10 @@ Environment:
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
   DIGEST_ALGORITHM   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
+  AUTH_FAILURE_LIMIT        failures counted per account in any rolling hour (default 100)
+  AUTH_LOCKOUT_AFTER        consecutive failures before an account is locked (default 5)
+  AUTH_LOCKOUT_SECONDS      the first lockout, doubled by each further failure (default 60)
+  AUTH_LOCKOUT_MAX_SECONDS  the longest lockout (default 900); \`npm run users -- unlock NAME\` lifts one
   POWERTOOLS_LOG_LEVEL         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   POWERTOOLS_METRICS_DISABLED  false prints the EMF metric lines Lambda emits (default true here)
@@ -74,6 +79,8 @@ const main = async () => {
   let users: ReturnType<typeof parseUserList> = [];
   try {
     users = parseUserList(process.env.LOCAL_USERS ?? 'demo:demo');
+    // Checked here so that a mistyped value stops the start, not every authentication with a 500.
+    parseLockoutPolicy((field) => process.env[LOCKOUT_VARIABLES[field]]);
   } catch (error) {
     fail((error as Error).message);
   }

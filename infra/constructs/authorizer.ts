@@ -4,12 +4,14 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../../shared/api/routes';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
+import { LOCKOUT_VARIABLES, type LockoutPolicy } from '../../shared/auth/lockout';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
 export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal' | 'architecture'> {
   authTable: dynamodb.ITable;
   realm: string;
   digestAlgorithms: readonly DigestAlgorithm[];
+  lockout: LockoutPolicy;
 }
 
 /**
@@ -32,10 +34,17 @@ export class BasicDigestAuthorizer extends Construct {
         AUTH_REALM: props.realm,
         DIGEST_ALGORITHM: props.digestAlgorithms.join(','),
         NONCE_LIFETIME_SECONDS: '300',
+        ...Object.fromEntries(
+          Object.entries(LOCKOUT_VARIABLES).map(([field, name]) => [
+            name,
+            String(props.lockout[field as keyof LockoutPolicy]),
+          ]),
+        ),
       },
     }).function;
-    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/authenticator.ts).
-    props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
+    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/authenticator.ts);
+    // UpdateItem writes failure records (shared/store/dynamodb-auth-store.ts).
+    props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     this.authorizer = new apigateway.RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.function,
       identitySources: [],

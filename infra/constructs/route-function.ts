@@ -10,6 +10,8 @@ import { BUNDLING, PROJECT_ROOT } from '../bundling';
 import { acknowledge } from './acknowledge';
 
 export const METRICS_NAMESPACE = 'BookLibrary';
+/** The `service` dimension Powertools puts on every metric. */
+export const SERVICE_NAME = 'book-library';
 
 /** Memory of every function: where cost × duration is lowest (see docs/benchmarks.md). */
 export const FUNCTION_MEMORY_MB = 512;
@@ -73,7 +75,7 @@ export class RouteFunction extends Construct {
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment: {
         ...props.environment,
-        POWERTOOLS_SERVICE_NAME: 'book-library',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...(props.samLocal && { DYNAMODB_ENDPOINT: '', NONCE_SECRET: '', POWERTOOLS_METRICS_DISABLED: 'false' }),

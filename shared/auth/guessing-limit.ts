@@ -1,11 +1,4 @@
-import {
-  afterFailure,
-  afterSuccess,
-  type FailureRecord,
-  forgottenAt,
-  isLocked,
-  type LockoutPolicy,
-} from './lockout';
+import { afterFailure, afterSuccess, type FailureRecord, forgottenAt, isLocked, type LockoutPolicy } from './lockout';
 import type { Account, AccountStore } from './types';
 
 /**

@@ -191,9 +191,7 @@ export class DynamoUserStore implements UserStore, AccountStore {
         }
       }
     }
-    return listings.sort(
-      (a, b) => Number(b.isUser) - Number(a.isUser) || a.username.localeCompare(b.username),
-    );
+    return listings.sort((a, b) => Number(b.isUser) - Number(a.isUser) || a.username.localeCompare(b.username));
   }
 
   private async item(username: string, latest: boolean): Promise<AccountItem | undefined> {
@@ -216,17 +214,19 @@ export class DynamoUserStore implements UserStore, AccountStore {
   }
 
   async delete(username: string) {
-    const { Attributes } = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: accountKey(username),
-        ConditionExpression: 'attribute_exists(ha1Sha256)',
-        ReturnValues: 'ALL_OLD',
-      }),
-    ).catch((error) => {
-      if (isConditionalCheckFailure(error)) return { Attributes: undefined };
-      throw error;
-    });
+    const { Attributes } = await this.client
+      .send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: accountKey(username),
+          ConditionExpression: 'attribute_exists(ha1Sha256)',
+          ReturnValues: 'ALL_OLD',
+        }),
+      )
+      .catch((error) => {
+        if (isConditionalCheckFailure(error)) return { Attributes: undefined };
+        throw error;
+      });
     return Attributes !== undefined;
   }
 
