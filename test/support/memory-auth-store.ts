@@ -20,12 +20,12 @@ export class MemoryUserStore implements UserStore, AccountStore {
   async list() {
     return [...this.users.values()];
   }
-  async account(username: string): Promise<Account> {
+  async account(username: string, _latest = false): Promise<Account> {
     const user = this.users.get(username);
     const failures = this.failures.get(username);
     return { ...(user && { user }), ...(failures && { failures: { ...failures } }) };
   }
-  async replaceFailures(username: string, read: Account, next: FailureRecord) {
+  async replaceFailures(username: string, read: Account, next: FailureRecord, _expiresAtSeconds = 0) {
     if (this.failures.get(username)?.version !== read.failures?.version) return false;
     this.failures.set(username, { ...next });
     this.writes.push({ username, record: { ...next } });
