@@ -158,10 +158,11 @@ export class Authenticator {
       return this.failed(username, account);
     }
     if (claims.expired) return this.deny('nonce expired', true);
-    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
     if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
       return this.deny('nonce already used', true);
     }
+    // After the nonce is spent: a replayed right answer must not end a run of failures.
+    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
     return {
       ok: true,
       username,

@@ -106,6 +106,14 @@ describe('the authenticator under the failure limit', () => {
     expect(users.failures.get('alice')?.consecutive).toBe(1);
   });
 
+  it('Digest: a replayed right answer (a spent nonce) leaves the run as it was', async () => {
+    const right = digest(auth.challenge(), 'alice', 'right');
+    expect(outcome(await auth.authenticate(right))).toBe('accepted');
+    await auth.authenticate(basic('alice', 'wrong'));
+    expect(outcome(await auth.authenticate(right))).toBe('nonce already used');
+    expect(users.failures.get('alice')?.consecutive).toBe(1);
+  });
+
   it('refuses the right password when the account was locked between the read and the success', async () => {
     const locked = afterFailure(undefined, now, { ...DEFAULT_LOCKOUT_POLICY, lockoutAfter: 1 });
     const racing = new MemoryUserStore();
