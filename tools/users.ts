@@ -1,6 +1,7 @@
+import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
-import { LOCKOUT_VARIABLES, type LockoutPolicy, lockedUntil, parseLockoutPolicy } from '../shared/auth/lockout';
-import { isValidUsername, userRecord } from '../shared/auth/users';
+import { type LockoutPolicy, lockedUntil } from '../shared/auth/lockout';
+import { ENV, readLockoutPolicy, readSetting } from '../shared/config';
 import { DynamoUserStore, type FailureListing } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { parseCommandLine, runTool, UsageError } from './cli';
@@ -37,7 +38,7 @@ Examples:
 
 const lockoutPolicy = (): LockoutPolicy => {
   try {
-    return parseLockoutPolicy((field) => process.env[LOCKOUT_VARIABLES[field]]);
+    return readLockoutPolicy();
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
@@ -84,8 +85,8 @@ const main = async () => {
     throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
   if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
-  const realm = values.realm ?? process.env.AUTH_REALM ?? 'books';
-  const table = values.table ?? process.env.AUTH_TABLE_NAME ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
+  const realm = values.realm ?? readSetting('realm');
+  const table = values.table ?? process.env[ENV.authTableName] ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
   if (!table) throw new UsageError('--aws needs --table (the stack output AuthTableName)');
 
   const database = await openDatabase({ ...values, log: console.error });
@@ -93,7 +94,7 @@ const main = async () => {
     if (database.endpoint) {
       // Locally the tables may not exist yet (npm start never ran): create them as npm start would.
       await ensureTables(createDynamoClient(database.endpoint), {
-        books: process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books,
+        books: process.env[ENV.booksTableName] ?? DEFAULT_TABLE_NAMES.books,
         auth: table,
       });
     }

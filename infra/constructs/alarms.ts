@@ -5,8 +5,8 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { DEFAULTS } from '../../shared/config';
 import { METRIC } from '../../shared/observability/metrics';
-import { METRICS_NAMESPACE, SERVICE_NAME } from './route-function';
 
 export interface AlarmProps {
   api: apigateway.RestApi;
@@ -87,9 +87,9 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
         `${lockouts} or more accounts (known or not) were locked out by failed passwords in 5 minutes: ` +
         'someone is guessing; `npm run users -- list` shows the locked names',
       metric: new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
+        namespace: DEFAULTS.metricsNamespace,
         metricName: METRIC.accountLockout,
-        dimensionsMap: { service: SERVICE_NAME },
+        dimensionsMap: { service: DEFAULTS.serviceName },
         period: PERIOD,
         statistic: 'Sum',
       }),

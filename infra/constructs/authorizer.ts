@@ -4,7 +4,8 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../../shared/api/routes';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
-import { LOCKOUT_VARIABLES, type LockoutPolicy } from '../../shared/auth/lockout';
+import type { LockoutPolicy } from '../../shared/auth/lockout';
+import { DEFAULTS, toEnvironment } from '../../shared/config';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
 export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal' | 'architecture'> {
@@ -29,20 +30,18 @@ export class BasicDigestAuthorizer extends Construct {
       tracing: props.tracing,
       samLocal: props.samLocal,
       architecture: props.architecture,
-      environment: {
-        AUTH_TABLE_NAME: props.authTable.tableName,
-        AUTH_REALM: props.realm,
-        DIGEST_ALGORITHM: props.digestAlgorithms.join(','),
-        NONCE_LIFETIME_SECONDS: '300',
-        ...Object.fromEntries(
-          Object.entries(LOCKOUT_VARIABLES).map(([field, name]) => [
-            name,
-            String(props.lockout[field as keyof LockoutPolicy]),
-          ]),
-        ),
-      },
+      environment: toEnvironment({
+        authTableName: props.authTable.tableName,
+        realm: props.realm,
+        digestAlgorithms: props.digestAlgorithms,
+        nonceLifetimeSeconds: DEFAULTS.nonceLifetimeSeconds,
+        failureLimit: props.lockout.failureLimit,
+        lockoutAfter: props.lockout.lockoutAfter,
+        lockoutSeconds: props.lockout.lockoutSeconds,
+        lockoutMaxSeconds: props.lockout.lockoutMaxSeconds,
+      }),
     }).function;
-    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/authenticator.ts);
+    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/wiring.ts);
     // UpdateItem writes failure records (shared/store/dynamodb-auth-store.ts).
     props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     this.authorizer = new apigateway.RequestAuthorizer(this, 'RequestAuthorizer', {

@@ -5,8 +5,9 @@ import { decodeExtValue } from './ext-value';
 import { GuessingLimit } from './guessing-limit';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './lockout';
 import type { NonceClaims, NonceCodec } from './nonce';
+import type { AccountStore, NonceLedger } from './ports';
 import { uriMatchesRequest } from './request-target';
-import type { Account, AccountStore, AuthDenial, AuthRequest, AuthResult, NonceLedger, StoredUser } from './types';
+import type { Account, AuthDenial, AuthRequest, AuthResult, StoredUser } from './types';
 
 export interface AuthenticatorOptions {
   realm: string;

@@ -1,5 +1,6 @@
 import { afterFailure, afterSuccess, type FailureRecord, forgottenAt, isLocked, type LockoutPolicy } from './lockout';
-import type { Account, AccountStore } from './types';
+import type { AccountStore } from './ports';
+import type { Account } from './types';
 
 /**
  * Rounds of read-and-write a failure or a success may take when other containers keep changing the

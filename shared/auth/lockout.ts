@@ -99,33 +99,42 @@ export const afterSuccess = (record: FailureRecord | undefined): FailureRecord |
 export const forgottenAt = (record: FailureRecord, policy: LockoutPolicy): number =>
   Math.ceil(Math.max(runEndsAt(record, policy) + RUN_FORGOTTEN_AFTER_MS, record.bucketAt) / 1000);
 
-/** The environment variable of each policy number (the stack's context option has the field's name). */
-export const LOCKOUT_VARIABLES: Record<keyof LockoutPolicy, string> = {
-  failureLimit: 'AUTH_FAILURE_LIMIT',
-  lockoutAfter: 'AUTH_LOCKOUT_AFTER',
-  lockoutSeconds: 'AUTH_LOCKOUT_SECONDS',
-  lockoutMaxSeconds: 'AUTH_LOCKOUT_MAX_SECONDS',
-};
-
 /**
- * The policy from texts by field (environment variables or context options); a missing or empty
- * one takes its default. A RangeError names the first text that is not a positive whole number.
+ * The policy as given, or a RangeError naming (with `name`) the first problem: every number must be
+ * a positive whole number, and the longest lockout at least the first.
  */
-export const parseLockoutPolicy = (
-  text: (field: keyof LockoutPolicy) => string | undefined,
-  name: (field: keyof LockoutPolicy) => string = (field) => LOCKOUT_VARIABLES[field],
+export const checkLockoutPolicy = (
+  policy: LockoutPolicy,
+  name: (field: keyof LockoutPolicy) => string = (field) => field,
 ): LockoutPolicy => {
-  const policy = { ...DEFAULT_LOCKOUT_POLICY };
-  for (const field of Object.keys(policy) as (keyof LockoutPolicy)[]) {
-    const value = text(field)?.trim();
-    if (!value) continue;
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) {
+  for (const field of Object.keys(DEFAULT_LOCKOUT_POLICY) as (keyof LockoutPolicy)[]) {
+    const value = policy[field];
+    if (!Number.isSafeInteger(value) || value < 1) {
       throw new RangeError(`${name(field)}="${value}" is not a positive whole number`);
     }
-    policy[field] = Number(value);
   }
   if (policy.lockoutMaxSeconds < policy.lockoutSeconds) {
     throw new RangeError(`${name('lockoutMaxSeconds')} must be at least ${name('lockoutSeconds')}`);
   }
   return policy;
+};
+
+/**
+ * The policy from texts by field (the stack's context options); a missing or empty one takes its
+ * default. A RangeError names the first text that is not a positive whole number.
+ */
+export const parseLockoutPolicy = (
+  text: (field: keyof LockoutPolicy) => string | undefined,
+  name: (field: keyof LockoutPolicy) => string = (field) => field,
+): LockoutPolicy => {
+  const policy = { ...DEFAULT_LOCKOUT_POLICY };
+  for (const field of Object.keys(policy) as (keyof LockoutPolicy)[]) {
+    const value = text(field)?.trim();
+    if (!value) continue;
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+      throw new RangeError(`${name(field)}="${value}" is not a positive whole number`);
+    }
+    policy[field] = Number(value);
+  }
+  return checkLockoutPolicy(policy, name);
 };

@@ -8,7 +8,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { FailureRecord } from '../auth/lockout';
-import type { Account, AccountStore, NonceLedger, StoredUser, UserStore } from '../auth/types';
+import type { AccountStore, NonceLedger, SecretStore, UserStore } from '../auth/ports';
+import type { Account, StoredUser } from '../auth/types';
 import { isConditionalCheckFailure } from './errors';
 
 const USER_PREFIX = 'USER#';
@@ -301,7 +302,7 @@ export class DynamoNonceLedger implements NonceLedger {
  * Digest nonces. The first container that needs one creates it with a conditional write; one that
  * loses that race reads the winner's, so every container signs with the same key.
  */
-export class DynamoSecretStore {
+export class DynamoSecretStore implements SecretStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,

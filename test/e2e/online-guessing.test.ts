@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../shared/auth/users';
+import { userRecord } from '../../admin/user-records';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { DEMO, startLocalApi } from '../support/local-api';
 import { runTool } from '../support/tool-process';

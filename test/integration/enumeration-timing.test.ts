@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
 import { compareWrongPasswordTiming, describeComparison, medianInterval } from '../../bench/enumeration-timing';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
-import type { AccountStore } from '../../shared/auth/types';
-import { userRecord } from '../../shared/auth/users';
+import type { AccountStore } from '../../shared/auth/ports';
 import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
@@ -34,12 +34,12 @@ const authenticator = (lockout: LockoutPolicy, slowFor?: string) => {
   const store = new DynamoUserStore(client, tables.names.auth);
   const accounts: AccountStore = slowFor
     ? {
-        account: async (name, latest) => {
+        account: async (name: string, latest?: boolean) => {
           const account = await store.account(name, latest);
           if (name === slowFor) busyWait(CONTROL_DELAY_US);
           return account;
         },
-        replaceFailures: (...args) => store.replaceFailures(...args),
+        replaceFailures: (...args: Parameters<AccountStore['replaceFailures']>) => store.replaceFailures(...args),
       }
     : store;
   return new Authenticator(

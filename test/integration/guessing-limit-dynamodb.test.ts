@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { userRecord } from '../../shared/auth/users';
 import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import {
   createPatientDocumentClient,

@@ -1,5 +1,6 @@
 import type { FailureRecord } from '../../shared/auth/lockout';
-import type { Account, AccountStore, NonceLedger, StoredUser, UserStore } from '../../shared/auth/types';
+import type { AccountStore, NonceLedger, UserStore } from '../../shared/auth/ports';
+import type { Account, StoredUser } from '../../shared/auth/types';
 
 /** In-memory users and failure records for unit tests of the authenticator. */
 export class MemoryUserStore implements UserStore, AccountStore {

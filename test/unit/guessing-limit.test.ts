@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { GuessingLimit } from '../../shared/auth/guessing-limit';
 import { afterFailure, DEFAULT_LOCKOUT_POLICY, type FailureRecord, forgottenAt } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { Account, AuthRequest, AuthResult } from '../../shared/auth/types';
-import { userRecord } from '../../shared/auth/users';
 import { MemoryNonceLedger, MemoryUserStore } from '../support/memory-auth-store';
 
 /** The failure limit in the authenticator, on the in-memory store with a clock the test moves. */

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   afterFailure,
   afterSuccess,
+  checkLockoutPolicy,
   DEFAULT_LOCKOUT_POLICY,
   type FailureRecord,
   forgottenAt,
   isLocked,
-  LOCKOUT_VARIABLES,
   lockedUntil,
   lockoutMs,
   parseLockoutPolicy,
@@ -114,37 +114,38 @@ describe('the lockout policy', () => {
   });
 });
 
-describe('parsing the policy', () => {
-  const from = (values: Record<string, string>) => parseLockoutPolicy((field) => values[LOCKOUT_VARIABLES[field]]);
+describe('parsing and checking the policy', () => {
+  const from = (values: Record<string, string>) => parseLockoutPolicy((field) => values[field]);
 
   it('takes the defaults for missing or blank values, and whole numbers otherwise', () => {
     expect(from({})).toEqual(DEFAULT_LOCKOUT_POLICY);
-    expect(from({ AUTH_FAILURE_LIMIT: ' ' })).toEqual(DEFAULT_LOCKOUT_POLICY);
-    expect(
-      from({
-        AUTH_FAILURE_LIMIT: '20',
-        AUTH_LOCKOUT_AFTER: '3',
-        AUTH_LOCKOUT_SECONDS: ' 30 ',
-        AUTH_LOCKOUT_MAX_SECONDS: '30',
-      }),
-    ).toEqual({ failureLimit: 20, lockoutAfter: 3, lockoutSeconds: 30, lockoutMaxSeconds: 30 });
+    expect(from({ failureLimit: ' ' })).toEqual(DEFAULT_LOCKOUT_POLICY);
+    expect(from({ failureLimit: '20', lockoutAfter: '3', lockoutSeconds: ' 30 ', lockoutMaxSeconds: '30' })).toEqual({
+      failureLimit: 20,
+      lockoutAfter: 3,
+      lockoutSeconds: 30,
+      lockoutMaxSeconds: 30,
+    });
   });
 
-  it.each(['0', '-1', '1.5', 'ten', '1e3', '99999999999999999999'])('refuses %s, naming the variable', (value) => {
-    expect(() => from({ AUTH_LOCKOUT_AFTER: value })).toThrow(
-      new RangeError(`AUTH_LOCKOUT_AFTER="${value}" is not a positive whole number`),
+  it.each(['0', '-1', '1.5', 'ten', '1e3', '99999999999999999999'])('refuses %s, naming the option', (value) => {
+    expect(() => from({ lockoutAfter: value })).toThrow(
+      new RangeError(`lockoutAfter="${value}" is not a positive whole number`),
     );
   });
 
   it('refuses a longest lockout shorter than the first, with the names given', () => {
-    expect(() => from({ AUTH_LOCKOUT_SECONDS: '600', AUTH_LOCKOUT_MAX_SECONDS: '599' })).toThrow(
-      new RangeError('AUTH_LOCKOUT_MAX_SECONDS must be at least AUTH_LOCKOUT_SECONDS'),
+    expect(() => from({ lockoutSeconds: '600', lockoutMaxSeconds: '599' })).toThrow(
+      new RangeError('lockoutMaxSeconds must be at least lockoutSeconds'),
     );
     expect(() =>
-      parseLockoutPolicy(
-        (field) => ({ lockoutSeconds: '2', lockoutMaxSeconds: '1' })[field as string],
-        (field) => field,
-      ),
-    ).toThrow('lockoutMaxSeconds must be at least lockoutSeconds');
+      checkLockoutPolicy({ ...DEFAULT_LOCKOUT_POLICY, lockoutSeconds: 2, lockoutMaxSeconds: 1 }, (f) => `X_${f}`),
+    ).toThrow('X_lockoutMaxSeconds must be at least X_lockoutSeconds');
+    expect(() => checkLockoutPolicy({ ...DEFAULT_LOCKOUT_POLICY, failureLimit: 0 })).toThrow(
+      'failureLimit="0" is not a positive whole number',
+    );
+    expect(checkLockoutPolicy({ ...DEFAULT_LOCKOUT_POLICY, lockoutMaxSeconds: 60 })).toMatchObject({
+      lockoutMaxSeconds: 60,
+    });
   });
 });
