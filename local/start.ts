@@ -36,6 +36,10 @@ Environment:
   ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
   ${ENV.nonceSecret}       HMAC key for Digest nonces (default: a new random one per start)
   ${ENV.digestAlgorithms}   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
+  ${ENV.failureLimit}        failures counted per account in any rolling hour (default ${DEFAULT_LOCKOUT_POLICY.failureLimit})
+  ${ENV.lockoutAfter}        consecutive failures before an account is locked (default ${DEFAULT_LOCKOUT_POLICY.lockoutAfter})
+  ${ENV.lockoutSeconds}      the first lockout, doubled by each further failure (default ${DEFAULT_LOCKOUT_POLICY.lockoutSeconds})
+  ${ENV.lockoutMaxSeconds}  the longest lockout (default ${DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds}); \`npm run users -- unlock NAME\` lifts one
   ${ENV.logLevel}         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   ${ENV.metricsDisabled}  false prints the EMF metric lines Lambda emits (default true here)
