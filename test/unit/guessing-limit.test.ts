@@ -144,6 +144,13 @@ describe('GuessingLimit on a record other containers keep changing', () => {
     let raced = 0;
     const writes: FailureRecord[] = [];
     const expiries: number[] = [];
+    /** Whether each read asked for the latest (strongly consistent) record. */
+    const reads: boolean[] = [];
+    const read = store.account.bind(store);
+    store.account = async (name: string, latest = false) => {
+      reads.push(latest);
+      return read(name, latest);
+    };
     const replace = store.replaceFailures.bind(store);
     store.replaceFailures = async (name: string, read: Account, next: FailureRecord, expiresAt: number) => {
       if (raced++ < races) {
@@ -155,16 +162,17 @@ describe('GuessingLimit on a record other containers keep changing', () => {
       expiries.push(expiresAt);
       return replace(name, read, next);
     };
-    return { store, writes, expiries };
+    return { store, writes, expiries, reads };
   };
 
-  it('rereads and counts the failure once it wins', async () => {
-    const { store, writes, expiries } = contested(2);
+  it('rereads (strongly consistent) and counts the failure once it wins', async () => {
+    const { store, writes, expiries, reads } = contested(2);
     const limit = new GuessingLimit(store, policy, () => T0);
     const { account } = await limit.lookup('alice');
     expect(await limit.failed('alice', account)).toEqual({ counted: true, lockoutStarted: false });
     expect(writes).toEqual([{ consecutive: 3, lastFailureAt: T0, bucketAt: T0 + 3 * 72_000, version: 3 }]);
     expect(expiries).toEqual([forgottenAt(writes[0] as FailureRecord, policy)]);
+    expect(reads).toEqual([false, true, true]); // the lookup as always, then the latest after each lost race
   });
 
   it('does not count a failure the others locked the account before (and says it started no lockout)', async () => {
@@ -196,11 +204,12 @@ describe('GuessingLimit on a record other containers keep changing', () => {
     expect(attempts).toBe(12);
   });
 
-  it('a success on a record that changed ends the run on the latest version', async () => {
-    const { store, writes } = contested(1);
+  it('a success on a record that changed ends the run on the latest version (read strongly consistent)', async () => {
+    const { store, writes, reads } = contested(1);
     store.failures.set('alice', { consecutive: 1, lastFailureAt: T0, bucketAt: T0 + 72_000, version: 1 });
     const limit = new GuessingLimit(store, policy, () => T0 + 1);
     expect(await limit.succeeded('alice', await store.account('alice'))).toBe(true);
+    expect(reads).toEqual([false, true]);
     expect(writes).toEqual([{ consecutive: 0, lastFailureAt: T0, bucketAt: T0 + 144_000, version: 3 }]);
   });
 
