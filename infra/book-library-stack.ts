@@ -4,6 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
+import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
 import { toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
@@ -21,6 +22,8 @@ export interface BookLibraryStackProps extends StackProps {
   realm: string;
   /** The Digest algorithms the challenge offers, in order (default MD5 then SHA-256). */
   digestAlgorithms?: readonly DigestAlgorithm[];
+  /** The failure limit and lockout schedule (default: 100 an hour; 60 s after 5 failures, doubling to 15 min). */
+  lockout?: LockoutPolicy;
   /** The two GET routes need no credentials. */
   publicReads: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -69,6 +72,7 @@ export class BookLibraryStack extends Stack {
       authTable: this.tables.auth,
       realm: props.realm,
       digestAlgorithms: props.digestAlgorithms ?? DEFAULT_DIGEST_OFFER,
+      lockout: props.lockout ?? DEFAULT_LOCKOUT_POLICY,
       tracing,
       samLocal,
       architecture,

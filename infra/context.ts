@@ -1,4 +1,5 @@
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
+import { type LockoutPolicy, parseLockoutPolicy } from '../shared/auth/lockout';
 import { DEFAULTS } from '../shared/config';
 import type { BookLibraryStackProps } from './book-library-stack';
 import { type FunctionArchitecture, machineArchitecture } from './constructs/route-function';
@@ -43,6 +44,13 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const value = text('architecture', samLocal ? machineArchitecture() : 'arm64');
     return value === 'arm64' || value === 'x86_64' ? value : invalid('architecture', value, '"arm64" or "x86_64"');
   };
+  const lockout = (): LockoutPolicy => {
+    try {
+      return parseLockoutPolicy(optional, (field) => field);
+    } catch (error) {
+      throw new InvalidContextError(`Context option ${(error as Error).message}`, { cause: error });
+    }
+  };
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
@@ -50,6 +58,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     stage,
     realm,
     digestAlgorithms: digestAlgorithms(),
+    lockout: lockout(),
     publicReads: flag('publicReads'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {

@@ -1,4 +1,5 @@
 import { type DigestAlgorithm, parseDigestOffer } from './auth/digest';
+import { checkLockoutPolicy, DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './auth/lockout';
 
 /**
  * The Lambda runtime's configuration: every environment variable the functions and shared/ read,
@@ -87,6 +88,14 @@ export const SETTINGS = {
   nonceSecret: setting('NONCE_SECRET', optionalText),
   /** The Digest challenges offered, in order (unset: both, MD5 first). */
   digestAlgorithms: setting('DIGEST_ALGORITHM', digestOffer, (offer) => offer.join(',')),
+  /** Failed passwords counted per account in any rolling hour (authorizer; docs/security.md). */
+  failureLimit: setting('AUTH_FAILURE_LIMIT', positiveInteger(DEFAULT_LOCKOUT_POLICY.failureLimit)),
+  /** Consecutive failed passwords before an account is locked. */
+  lockoutAfter: setting('AUTH_LOCKOUT_AFTER', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutAfter)),
+  /** The first lockout in seconds; each further failure doubles it. */
+  lockoutSeconds: setting('AUTH_LOCKOUT_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutSeconds)),
+  /** The longest lockout in seconds (at least AUTH_LOCKOUT_SECONDS). */
+  lockoutMaxSeconds: setting('AUTH_LOCKOUT_MAX_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds)),
   /** The two GET routes need no credentials (the OpenAPI document then says so). */
   publicReads: setting('PUBLIC_READS', flag(false)),
   /** Service name on log lines and metrics (Powertools reads the same variable). */
@@ -129,3 +138,18 @@ export const toEnvironment = (values: { readonly [Key in SettingKey]?: SettingVa
         return [name, format(value)];
       }),
   );
+
+/** The failure limit and lockout schedule: the four settings together, the longest lockout at least the first. */
+export const readLockoutPolicy = (env: Environment = process.env): LockoutPolicy => {
+  const policy = {
+    failureLimit: readSetting('failureLimit', env),
+    lockoutAfter: readSetting('lockoutAfter', env),
+    lockoutSeconds: readSetting('lockoutSeconds', env),
+    lockoutMaxSeconds: readSetting('lockoutMaxSeconds', env),
+  };
+  try {
+    return checkLockoutPolicy(policy, (field) => ENV[field]);
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message, { cause: error });
+  }
+};

@@ -2,10 +2,12 @@ import { parseAuthorization } from './authorization-header';
 import { constantTimeEqual, type DigestAlgorithm, digestResponse, ha1, hash } from './digest';
 import { MalformedAuthorizationError } from './errors';
 import { decodeExtValue } from './ext-value';
+import { GuessingLimit } from './guessing-limit';
+import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './lockout';
 import type { NonceClaims, NonceCodec } from './nonce';
-import type { NonceLedger, UserStore } from './ports';
+import type { AccountStore, NonceLedger } from './ports';
 import { uriMatchesRequest } from './request-target';
-import type { AuthRequest, AuthResult, StoredUser } from './types';
+import type { Account, AuthDenial, AuthRequest, AuthResult, StoredUser } from './types';
 
 export interface AuthenticatorOptions {
   realm: string;
@@ -15,6 +17,10 @@ export interface AuthenticatorOptions {
    * A response must use an offered algorithm, and the one its nonce was issued for.
    */
   algorithms: readonly DigestAlgorithm[];
+  /** The failure limit and lockout schedule (default: DEFAULT_LOCKOUT_POLICY). */
+  lockout?: LockoutPolicy;
+  /** The clock of the failure limit, epoch milliseconds. */
+  now?: () => number;
 }
 
 /** HA1 values of a user that cannot exist, so an unknown name costs the same work as a wrong password. */
@@ -23,6 +29,10 @@ const NOBODY: StoredUser = {
   realm: '',
   ha1: { MD5: ha1('MD5', '\u0000', '', ''), 'SHA-256': ha1('SHA-256', '\u0000', '', '') },
 };
+
+/** Denial reasons (logged, never sent): the client gets the same 401 and challenge for both. */
+const WRONG = 'wrong user or password';
+const LOCKED = 'account locked';
 
 const parseAlgorithm = (value: string | undefined): DigestAlgorithm | undefined => {
   const upper = (value ?? 'MD5').toUpperCase();
@@ -38,14 +48,16 @@ export class Authenticator {
   private readonly opaque: string;
   /** Realm and opaque, bound into every nonce's MAC. */
   private readonly nonceBinding: string;
+  private readonly limit: GuessingLimit;
 
   constructor(
-    private readonly users: UserStore,
+    accounts: AccountStore,
     private readonly nonces: NonceLedger,
     private readonly codec: NonceCodec,
     private readonly options: AuthenticatorOptions,
   ) {
     if (options.algorithms.length === 0) throw new RangeError('At least one Digest algorithm must be offered');
+    this.limit = new GuessingLimit(accounts, options.lockout ?? DEFAULT_LOCKOUT_POLICY, options.now);
     this.opaque = hash('SHA-256', `opaque:${options.realm}`).slice(0, 32);
     this.nonceBinding = JSON.stringify([options.realm, this.opaque]);
   }
@@ -90,10 +102,14 @@ export class Authenticator {
     if (colon < 0) return this.deny('malformed Basic credentials');
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1); // a password may itself contain ':'
-    const stored = await this.storedUser(username);
+    const { account, locked } = await this.limit.lookup(username);
+    if (locked) return this.deny(LOCKED);
+    const stored = this.storedUser(account);
     const given = ha1('SHA-256', username, this.options.realm, password);
     const matches = constantTimeEqual(given, stored.ha1['SHA-256']);
-    return matches && stored !== NOBODY ? { ok: true, username, scheme: 'basic' } : this.deny('wrong user or password');
+    if (!matches || stored === NOBODY) return this.failed(username, account);
+    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
+    return { ok: true, username, scheme: 'basic' };
   }
 
   private async digest(params: ReadonlyMap<string, string>, request: AuthRequest): Promise<AuthResult> {
@@ -126,7 +142,10 @@ export class Authenticator {
     if (!claims.valid) return this.deny('unknown nonce');
     if (claims.algorithm !== algorithm) return this.deny('algorithm differs from the nonce');
 
-    const stored = await this.storedUser(username);
+    const { account, locked } = await this.limit.lookup(username);
+    // Before the digest is compared, and with no stale flag: a locked account's answers tell nothing.
+    if (locked) return this.deny(LOCKED);
+    const stored = this.storedUser(account);
     const secret = stored.ha1[algorithm];
     const expected = digestResponse({
       algorithm,
@@ -137,12 +156,14 @@ export class Authenticator {
       ...(qopParams && { qop: qopParams }),
     });
     if (!constantTimeEqual(response.toLowerCase(), expected) || stored === NOBODY) {
-      return this.deny('wrong user or password');
+      return this.failed(username, account);
     }
     if (claims.expired) return this.deny('nonce expired', true);
     if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
       return this.deny('nonce already used', true);
     }
+    // After the nonce is spent: a replayed right answer must not end a run of failures.
+    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
     return {
       ok: true,
       username,
@@ -171,12 +192,18 @@ export class Authenticator {
   }
 
   /** The user, or NOBODY for a name that is unknown, in another realm, or cannot be stored at all. */
-  private async storedUser(username: string): Promise<StoredUser> {
-    const user = await this.users.get(username);
-    return user?.realm === this.options.realm ? user : NOBODY;
+  private storedUser(account: Account): StoredUser {
+    return account.user?.realm === this.options.realm ? account.user : NOBODY;
   }
 
-  private deny(reason: string, stale = false): AuthResult {
+  /** A wrong password or an unknown name: counted against the name, answered alike either way. */
+  private async failed(username: string, account: Account): Promise<AuthResult> {
+    const outcome = await this.limit.failed(username, account);
+    const denial = this.deny(outcome.counted ? WRONG : LOCKED);
+    return outcome.lockoutStarted ? { ...denial, lockoutStarted: true } : denial;
+  }
+
+  private deny(reason: string, stale = false): AuthDenial {
     return { ok: false, reason, challenge: this.challenge(stale) };
   }
 }

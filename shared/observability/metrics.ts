@@ -16,6 +16,7 @@ export const METRIC = {
   serverError: 'ServerErrors',
   authenticationFailure: 'AuthenticationFailures',
   authenticationChallenge: 'AuthenticationChallenges',
+  accountLockout: 'AccountLockouts',
 } as const;
 
 /**
@@ -39,11 +40,13 @@ export const countResponse = (route: string, statusCode: number): void => {
  * An authorizer Deny. A request without credentials is the normal first leg of Digest, so it is
  * counted apart from credentials that were presented and rejected.
  */
-export const countAuthenticationDenied = (credentialsPresented: boolean): void => {
+export const countAuthenticationDenied = (credentialsPresented: boolean, lockoutStarted = false): void => {
   metrics.addMetric(
     credentialsPresented ? METRIC.authenticationFailure : METRIC.authenticationChallenge,
     MetricUnit.Count,
     1,
   );
+  // A failure that locked an account (known or not: the metric tells no more than the answers do).
+  if (lockoutStarted) metrics.addMetric(METRIC.accountLockout, MetricUnit.Count, 1);
   flush();
 };

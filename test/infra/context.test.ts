@@ -9,6 +9,7 @@ describe('stack options from cdk context', () => {
       stage: 'dev',
       realm: 'books',
       digestAlgorithms: ['MD5', 'SHA-256'],
+      lockout: { failureLimit: 100, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 900 },
       publicReads: false,
       retainData: false,
       throttling: { rateLimit: 50, burstLimit: 100 },
@@ -49,6 +50,19 @@ describe('stack options from cdk context', () => {
       alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
     });
     expect(options({ stage: 'test', retainData: 'true' }).retainData).toBe(true);
+  });
+
+  it('reads the failure limit and the lockout schedule, refusing what is not a positive whole number', () => {
+    expect(
+      options({ failureLimit: '20', lockoutAfter: '3', lockoutSeconds: '30', lockoutMaxSeconds: '3600' }).lockout,
+    ).toEqual({ failureLimit: 20, lockoutAfter: 3, lockoutSeconds: 30, lockoutMaxSeconds: 3600 });
+    expect(() => options({ failureLimit: '0' })).toThrow(
+      new InvalidContextError('Context option failureLimit="0" is not a positive whole number'),
+    );
+    expect(() => options({ lockoutAfter: '2.5' })).toThrow(InvalidContextError);
+    expect(() => options({ lockoutSeconds: '600', lockoutMaxSeconds: '300' })).toThrow(
+      'Context option lockoutMaxSeconds must be at least lockoutSeconds',
+    );
   });
 
   it('offers the Digest algorithms in the order given', () => {

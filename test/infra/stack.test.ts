@@ -51,6 +51,7 @@ describe('BookLibraryStack', () => {
     prod = synth('prod', true, {
       publicReads: true,
       digestAlgorithms: ['SHA-256'],
+      lockout: { failureLimit: 50, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 1800 },
       tracing: true,
       alarmTopicArn: TOPIC,
       webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/ops/abc',
@@ -148,14 +149,26 @@ describe('BookLibraryStack', () => {
     });
   });
 
-  it('gives the authorizer only GetItem/PutItem on the auth table, which also keeps its nonce key', () => {
+  it('gives the authorizer only GetItem, PutItem (nonces, its key) and UpdateItem (failure records) on the auth table', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     const policies = template.findResources('AWS::IAM::Policy');
     const authorizerPolicy = JSON.stringify(Object.entries(policies).find(([id]) => id.startsWith('Authorizer'))?.[1]);
-    expect(authorizerPolicy).toContain('dynamodb:GetItem');
-    expect(authorizerPolicy).toContain('dynamodb:PutItem');
+    const actions = [...new Set(authorizerPolicy.match(/dynamodb:\w+/g))].sort();
+    expect(actions).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(authorizerPolicy).not.toContain('secretsmanager');
-    expect(authorizerPolicy).not.toContain('dynamodb:DeleteItem');
+  });
+
+  it('hands the lockout options to the authorizer: the defaults, or what the stack was given', () => {
+    const variablesOf = (t: Template) =>
+      Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Authorizer'))?.[1]
+        .Properties.Environment.Variables;
+    expect(variablesOf(template)).toMatchObject({
+      AUTH_FAILURE_LIMIT: '100',
+      AUTH_LOCKOUT_AFTER: '5',
+      AUTH_LOCKOUT_SECONDS: '60',
+      AUTH_LOCKOUT_MAX_SECONDS: '900',
+    });
+    expect(variablesOf(prod.template)).toMatchObject({ AUTH_FAILURE_LIMIT: '50', AUTH_LOCKOUT_MAX_SECONDS: '1800' });
   });
 
   it('offers MD5 and SHA-256 Digest by default, and only SHA-256 when the option asks for it', () => {
@@ -283,9 +296,18 @@ describe('BookLibraryStack', () => {
   });
 
   describe('operations', () => {
-    it('alarms on the 5xx rate, Lambda throttles and authorizer errors', () => {
+    it('alarms on the 5xx rate, Lambda throttles, authorizer errors and account lockouts', () => {
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
-      expect(alarms).toHaveLength(3);
+      expect(alarms).toHaveLength(4);
+      expect(alarms.find((a) => a.MetricName === 'AccountLockouts')).toMatchObject({
+        Namespace: 'BookLibrary',
+        Dimensions: [{ Name: 'service', Value: 'book-library' }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 10,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
       const text = JSON.stringify(alarms);
       expect(text).toContain('5XXError');
       expect(text).toContain('Throttles');
