@@ -1,8 +1,8 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { functionTimeoutMs, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
@@ -37,6 +37,11 @@ export interface BookLibraryStackProps extends StackProps {
   samLocal?: boolean;
   /** The functions' processor (default arm64, as the cost figures assume). */
   architecture?: FunctionArchitecture;
+  /**
+   * At most this many books in one unpaged list (more is 422, pointing to pages): bounds what one
+   * request reads from the table. Default: no cap, the whole catalogue streams.
+   */
+  listMaxBooks?: number;
 }
 
 /**
@@ -78,10 +83,11 @@ export class BookLibraryStack extends Stack {
       const fn = new RouteFunction(this, route.name, {
         entry: route.entry,
         ...('assets' in route && { assets: route.assets }),
-        environment: this.routeEnvironment(route, props.publicReads),
+        environment: this.routeEnvironment(route, props),
         tracing,
         samLocal,
         architecture,
+        timeoutSeconds: functionTimeoutMs(route) / 1_000,
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
@@ -102,9 +108,24 @@ export class BookLibraryStack extends Stack {
     new CfnOutput(this, 'AuthTableName', { value: this.tables.auth.tableName });
   }
 
-  private routeEnvironment(route: Route, publicReads: boolean): Record<string, string> {
-    if (route.access === 'none') return { PUBLIC_READS: String(publicReads) };
-    return { BOOKS_TABLE_NAME: this.tables.books.tableName };
+  private routeEnvironment(route: Route, props: BookLibraryStackProps): Record<string, string> {
+    if (route.access === 'none') return { PUBLIC_READS: String(props.publicReads) };
+    return {
+      BOOKS_TABLE_NAME: this.tables.books.tableName,
+      ...(route.name === 'ListBooks' && props.listMaxBooks !== undefined && { LIST_MAX_BOOKS: String(props.listMaxBooks) }),
+    };
+  }
+
+  /**
+   * A streaming route's integration: the STREAM transfer mode (CDK then invokes the function
+   * through the response-streaming URI), with the gateway waiting as long as the function may run.
+   */
+  private integrationOf(route: Route, fn: lambda.IFunction): apigateway.LambdaIntegration {
+    if (!('streaming' in route && route.streaming)) return new apigateway.LambdaIntegration(fn);
+    return new apigateway.LambdaIntegration(fn, {
+      responseTransferMode: apigateway.ResponseTransferMode.STREAM,
+      timeout: Duration.millis(functionTimeoutMs(route)),
+    });
   }
 
   private addMethod(
@@ -115,7 +136,7 @@ export class BookLibraryStack extends Stack {
   ) {
     const method = this.api.root
       .resourceForPath(route.path)
-      .addMethod(route.method, new apigateway.LambdaIntegration(fn), {
+      .addMethod(route.method, this.integrationOf(route, fn), {
         requestValidator: validator,
         requestParameters: Object.fromEntries(
           [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),

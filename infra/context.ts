@@ -42,6 +42,12 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const value = text('architecture', samLocal ? machineArchitecture() : 'arm64');
     return value === 'arm64' || value === 'x86_64' ? value : invalid('architecture', value, '"arm64" or "x86_64"');
   };
+  const listMaxBooks = () => {
+    const value = text('listMaxBooks', '');
+    if (value === '') return undefined;
+    const cap = Number(value);
+    return Number.isSafeInteger(cap) && cap > 0 ? cap : invalid('listMaxBooks', value, 'a positive whole number');
+  };
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
@@ -60,5 +66,6 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     alarmTopicArn: optional('alarmTopicArn'),
     samLocal,
     architecture: architecture(),
+    listMaxBooks: listMaxBooks(),
   };
 };

@@ -9,7 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
+import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
 import { empty, failure, internalError } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import {
@@ -21,6 +21,7 @@ import {
   writeResult,
 } from './gateway';
 import { matchRoute } from './route-matching';
+import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (
@@ -78,7 +79,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     return handler as Promise<T>;
   };
 
-  const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult> => {
+  const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult | StreamedProxyResult> => {
     await options.ready;
     if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
       request.resume();
@@ -106,8 +107,8 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
     const handler = await loadHandler<ProxyHandler>(match.route.entry);
-    const context = lambdaContext(match.route.name, event.requestContext.requestId);
-    return handler(event, context);
+    const context = lambdaContext(match.route.name, event.requestContext.requestId, functionTimeoutMs(match.route));
+    return isStreamingHandler(handler) ? invokeStreaming(handler, event, context) : handler(event, context);
   };
 
   return createServer((request: IncomingMessage, response: ServerResponse) => {

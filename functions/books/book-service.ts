@@ -24,3 +24,16 @@ export const bookService = (): BookService => {
   }
   return service;
 };
+
+/**
+ * The operator's cap on an unpaged list (`LIST_MAX_BOOKS`, set by the stack's `listMaxBooks`):
+ * undefined when unset. A value that is not a positive whole number stops the function rather than
+ * run without the protection the operator asked for.
+ */
+export const listMaxBooks = (): number | undefined => {
+  const value = process.env.LIST_MAX_BOOKS;
+  if (value === undefined || value === '') return undefined;
+  const cap = Number(value);
+  if (!Number.isSafeInteger(cap) || cap < 1) throw new Error(`LIST_MAX_BOOKS must be a positive whole number, got "${value}"`);
+  return cap;
+};

@@ -15,6 +15,7 @@ export const METRIC = {
   serverError: 'ServerErrors',
   authenticationFailure: 'AuthenticationFailures',
   authenticationChallenge: 'AuthenticationChallenges',
+  truncatedResponse: 'TruncatedResponses',
 } as const;
 
 /**
@@ -44,5 +45,15 @@ export const countAuthenticationDenied = (credentialsPresented: boolean): void =
     MetricUnit.Count,
     1,
   );
+  flush();
+};
+
+/**
+ * A streamed response that failed after its status was sent: the client got an unfinished body.
+ * It is no 5xx (the status was 200), so it is counted on its own, per route.
+ */
+export const countTruncatedResponse = (route: string): void => {
+  metrics.addDimension('route', route);
+  metrics.addMetric(METRIC.truncatedResponse, MetricUnit.Count, 1);
   flush();
 };
