@@ -22,9 +22,16 @@ const PRELUDE_DELIMITER = Buffer.alloc(8);
 /** API Gateway wants the prelude and its delimiter within the stream's first 16 KB. */
 export const MAX_PRELUDE_BYTES = 16 * 1024;
 
-/** The writable a streaming handler is given: a stream with a content type, as the runtime's. */
+/**
+ * The writable a streaming handler is given: a stream with a content type, as the runtime's. Text
+ * passes through as written (object mode), so it reaches the socket without a Buffer per chunk
+ * waiting for the garbage collector, as the runtime writes to its own connection.
+ */
 export class LambdaResponseStream extends PassThrough {
   contentType = 'application/octet-stream';
+  constructor() {
+    super({ objectMode: true, highWaterMark: 4 });
+  }
   setContentType(contentType: string) {
     this.contentType = contentType;
   }
@@ -112,8 +119,8 @@ export const invokeStreaming = (
       stream.destroy();
       reject(error);
     };
-    const onData = (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
+    const onData = (chunk: Buffer | Uint8Array | string) => {
+      received = Buffer.concat([received, typeof chunk === 'string' ? Buffer.from(chunk) : chunk]);
       const end = received.indexOf(PRELUDE_DELIMITER);
       if (end < 0 || end + PRELUDE_DELIMITER.length > MAX_PRELUDE_BYTES) {
         if (received.length > MAX_PRELUDE_BYTES) fail(new MissingPreludeError('No prelude in the stream’s first 16 KB'));
@@ -149,7 +156,7 @@ export const invokeStreaming = (
 /** The whole of a streamed result as a buffered one (tests, the bench's and sample events' callers). */
 export const collectStreamedResult = async (result: StreamedProxyResult): Promise<APIGatewayProxyResult> => {
   const chunks: Buffer[] = [];
-  for await (const chunk of result.body) chunks.push(Buffer.from(chunk));
+  for await (const chunk of result.body) chunks.push(Buffer.from(chunk as string | Uint8Array));
   const { body: _body, ...head } = result;
   return { ...head, body: Buffer.concat(chunks).toString('utf8') };
 };
