@@ -23,6 +23,7 @@ import { type MeteredCall, startDynamoMeter, summarize } from './dynamodb-meter'
 import { authorizerEvent } from './events';
 import { type ImportTimes, measureImportTimes, pairedRatio } from './import-time';
 import { type Handler, invoke, loadBundle, measureLatency } from './latency';
+import { type ListStreamingRow, measureListStreaming, renderListStreaming } from './list-streaming';
 import {
   type AlternativeRow,
   type BenchResults,
@@ -38,7 +39,8 @@ const HELP = `npm run bench [-- options]
 
 Builds the floor bundle and every function exactly as the stack bundles them, then measures bundle
 size, fresh-process import time, warm latency against DynamoDB Local next to the raw SDK calls,
-DynamoDB round trips and consumed capacity, and list capacity at growing table sizes. Writes the
+DynamoDB round trips and consumed capacity, list capacity at growing table sizes, and the whole
+list streamed next to the buffered baseline (first byte, total time, memory). Writes the
 tables to bench/results.md and into docs/benchmarks.md. A --quick run writes them to
 .bench/quick-results.md only (git-ignored): nothing git tracks changes.
 
@@ -249,7 +251,18 @@ const main = async () => {
     log(`List capacity at ${options.sizes.join(', ')} books …`);
     process.env.BOOKS_TABLE_NAME = 'bench-scale';
     const list = await instance('ListBooks', meter.endpoint, 'scale');
-    const scaling = await measureScaling({ client, table: 'bench-scale', sizes: options.sizes, list, meter, log });
+    const streaming: ListStreamingRow[] = [];
+    const scaling = await measureScaling({
+      client,
+      table: 'bench-scale',
+      sizes: options.sizes,
+      list,
+      meter,
+      log,
+      atEachSize: async (size) => {
+        streaming.push(...(await measureListStreaming({ endpoint: database.endpoint, table: 'bench-scale', size, log })));
+      },
+    });
 
     log('Capacity model: per-key load of every route, old layout beside new …');
     await ensureTables(createDynamoClient(database.endpoint), { books: 'bench-capacity', auth: 'bench-capacity-auth' });
@@ -268,7 +281,7 @@ const main = async () => {
       scaling,
       stackMemoryMb: FUNCTION_MEMORY_MB,
     };
-    const report = `${renderReport(results)}\n\n### Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
+    const report = `${renderReport(results)}\n\n### Whole-catalogue list: streamed and buffered\n\n${renderListStreaming(streaming)}\n\n### Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
     const outFile = resolve(PROJECT_ROOT, options.out);
     mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(outFile, `# Benchmark results\n\n${report}`);

@@ -66,6 +66,8 @@ export const measureScaling = async (options: {
   list: Handler;
   meter: DynamoMeter;
   log: (line: string) => void;
+  /** Further measurements at each size, once the table holds it. */
+  atEachSize?: (size: number) => Promise<void>;
 }): Promise<ScalingRow[]> => {
   const rows: ScalingRow[] = [];
   let seeded = 0;
@@ -100,6 +102,7 @@ export const measureScaling = async (options: {
         responseBytes: Buffer.byteLength(result.body),
       });
     }
+    await options.atEachSize?.(size);
   }
   return rows;
 };

@@ -29,6 +29,7 @@ Environment:
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
   DIGEST_ALGORITHM   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
+  LIST_MAX_BOOKS     at most this many books in one unpaged list, else 422 (default: none, the list streams)
   POWERTOOLS_LOG_LEVEL         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   POWERTOOLS_METRICS_DISABLED  false prints the EMF metric lines Lambda emits (default true here)

@@ -1,0 +1,16 @@
+import { bookService } from '../../functions/books/book-service';
+import { parseBookQuery } from '../../shared/books/schemas';
+import { httpHandler } from '../../shared/http/http-handler';
+import { okJsonText } from '../../shared/http/responses';
+
+/**
+ * The list as it was before it streamed, kept as the bench's baseline: the same store call, the
+ * whole array built in memory and returned as one proxy result. On Lambda such a body is refused
+ * above 6 MB (the service then answered 422); here it is measured at every size, for its memory.
+ */
+export const handler = httpHandler(async (event) => {
+  const { filter } = parseBookQuery(event.queryStringParameters);
+  const parts: string[] = [];
+  for await (const book of bookService().list(filter)) parts.push(JSON.stringify(book));
+  return okJsonText(`[${parts.join(',')}]`);
+});
