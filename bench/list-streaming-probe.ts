@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext, proxyEventFor } from '../local/gateway';
 import { invokeStreaming, isStreamingHandler } from '../local/streaming-response';
+import { functionTimeoutMs, ROUTES } from '../shared/api/routes';
 
 /**
  * One whole-catalogue list in this fresh process, streamed (functions/books/list.ts as Lambda
@@ -15,8 +16,10 @@ const mode = process.argv[2];
 if (mode !== 'streamed' && mode !== 'buffered') throw new Error('usage: list-streaming-probe.ts streamed|buffered');
 
 const resident = () => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) * 1024;
-const event = (target: string) => proxyEventFor({ method: 'GET', target }) as NonNullable<ReturnType<typeof proxyEventFor>>;
-const context = () => lambdaContext('ListBooks', randomUUID(), 300_000);
+const event = (target: string) =>
+  proxyEventFor({ method: 'GET', target }) as NonNullable<ReturnType<typeof proxyEventFor>>;
+const LIST_ROUTE = ROUTES.find((route) => route.name === 'ListBooks') as (typeof ROUTES)[number];
+const context = () => lambdaContext('ListBooks', randomUUID(), functionTimeoutMs(LIST_ROUTE));
 
 const { handler } = await import(mode === 'streamed' ? '../functions/books/list' : './alternatives/buffered-list');
 

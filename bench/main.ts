@@ -260,7 +260,9 @@ const main = async () => {
       meter,
       log,
       atEachSize: async (size) => {
-        streaming.push(...(await measureListStreaming({ endpoint: database.endpoint, table: 'bench-scale', size, log })));
+        streaming.push(
+          ...(await measureListStreaming({ endpoint: database.endpoint, table: 'bench-scale', size, log })),
+        );
       },
     });
 

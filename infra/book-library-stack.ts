@@ -112,7 +112,8 @@ export class BookLibraryStack extends Stack {
     if (route.access === 'none') return { PUBLIC_READS: String(props.publicReads) };
     return {
       BOOKS_TABLE_NAME: this.tables.books.tableName,
-      ...(route.name === 'ListBooks' && props.listMaxBooks !== undefined && { LIST_MAX_BOOKS: String(props.listMaxBooks) }),
+      ...(route.name === 'ListBooks' &&
+        props.listMaxBooks !== undefined && { LIST_MAX_BOOKS: String(props.listMaxBooks) }),
     };
   }
 
@@ -134,15 +135,13 @@ export class BookLibraryStack extends Stack {
     validator: apigateway.RequestValidator,
     authorizer: apigateway.IAuthorizer | false,
   ) {
-    const method = this.api.root
-      .resourceForPath(route.path)
-      .addMethod(route.method, this.integrationOf(route, fn), {
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(
-          [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),
-        ),
-        ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
-      });
+    const method = this.api.root.resourceForPath(route.path).addMethod(route.method, this.integrationOf(route, fn), {
+      requestValidator: validator,
+      requestParameters: Object.fromEntries(
+        [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),
+      ),
+      ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
+    });
     if (!authorizer) {
       acknowledge(
         method,

@@ -123,7 +123,8 @@ export const invokeStreaming = (
       received = Buffer.concat([received, typeof chunk === 'string' ? Buffer.from(chunk) : chunk]);
       const end = received.indexOf(PRELUDE_DELIMITER);
       if (end < 0 || end + PRELUDE_DELIMITER.length > MAX_PRELUDE_BYTES) {
-        if (received.length > MAX_PRELUDE_BYTES) fail(new MissingPreludeError('No prelude in the stream’s first 16 KB'));
+        if (received.length > MAX_PRELUDE_BYTES)
+          fail(new MissingPreludeError('No prelude in the stream’s first 16 KB'));
         return;
       }
       stream.off('data', onData);

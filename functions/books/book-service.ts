@@ -34,6 +34,7 @@ export const listMaxBooks = (): number | undefined => {
   const value = process.env.LIST_MAX_BOOKS;
   if (value === undefined || value === '') return undefined;
   const cap = Number(value);
-  if (!Number.isSafeInteger(cap) || cap < 1) throw new Error(`LIST_MAX_BOOKS must be a positive whole number, got "${value}"`);
+  if (!Number.isSafeInteger(cap) || cap < 1)
+    throw new Error(`LIST_MAX_BOOKS must be a positive whole number, got "${value}"`);
   return cap;
 };

@@ -82,7 +82,10 @@ async function* untilDeadline<T>(
  * where it is, the array unclosed, so every client's JSON parser rejects the body rather than take
  * a shorter array for the whole list; the failure is logged and counted (TruncatedResponses).
  */
-async function* cutShortOnFailure(chunks: AsyncIterable<string>, route: string): AsyncGenerator<string, void, undefined> {
+async function* cutShortOnFailure(
+  chunks: AsyncIterable<string>,
+  route: string,
+): AsyncGenerator<string, void, undefined> {
   try {
     yield* chunks;
   } catch (error) {

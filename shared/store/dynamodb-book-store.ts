@@ -182,7 +182,11 @@ export class DynamoBookStore implements BookStore {
   ): AsyncGenerator<Book, void, undefined> {
     const read = (exclusiveStartKey: Record<string, unknown> | undefined) => {
       const page = this.client.send(
-        new QueryCommand({ ...query, ...(exclusiveStartKey && { ExclusiveStartKey: exclusiveStartKey }), Limit: pageSize }),
+        new QueryCommand({
+          ...query,
+          ...(exclusiveStartKey && { ExclusiveStartKey: exclusiveStartKey }),
+          Limit: pageSize,
+        }),
       );
       // A page read ahead for a caller that then stops is never awaited: its failure is nobody's.
       page.catch(() => undefined);

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUE_BOOK_JSON_BYTES, catalogueBook } from '../../bench/catalogue';
 import { seedBooks } from '../../bench/seed';
 import { freePort } from '../../local/dynamodb-local';
+import { encodeCursor } from '../../shared/books/cursor';
+import { digestAuthorization } from '../support/api-client';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 import { BASIC_DEMO } from '../support/local-api';
 
@@ -134,4 +136,39 @@ describe(`GET /api/books over ${BOOKS.toLocaleString('en')} books of about ${CAT
     // next to the buffered baseline: a single rise here is mostly the garbage collector's own
     // timing (docs/benchmarks.md), so it is reported, not asserted.
   }, 300_000);
+
+  it('keeps the authorizer in front: no credentials, a 401 challenge and no books', async () => {
+    const response = await fetch(`${baseUrl}/api/books`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('Digest realm="books"');
+    expect(await response.text()).toBe('');
+  });
+
+  it('streams a filtered list with Digest, Authentication-Info (the next nonce) in its headers', async () => {
+    const path = '/api/books?year=1801';
+    const challenge = (await fetch(`${baseUrl}${path}`)).headers.get('www-authenticate') as string;
+    const response = await fetch(`${baseUrl}${path}`, {
+      headers: { authorization: digestAuthorization(challenge, 'GET', path) },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    expect(response.headers.get('authentication-info')).toMatch(/^nextnonce="[\w-]+", qop=auth, rspauth="/);
+    const ids = ((await response.json()) as { id: number; publicationYear: number }[]).map((book) => book.id);
+    const expected = Array.from({ length: BOOKS }, (_, i) => i + 1).filter(
+      (id) => catalogueBook(id).publicationYear === 1801,
+    );
+    expect(ids).toEqual(expected);
+  });
+
+  it('answers pages as before: limit, cursor and Link, the same books in the same order', async () => {
+    const headers = { authorization: BASIC_DEMO };
+    const first = await fetch(`${baseUrl}/api/books?limit=5`, { headers });
+    expect(((await first.json()) as { id: number }[]).map((book) => book.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(first.headers.get('link')).toBe(`<${baseUrl}/api/books?limit=5&cursor=${encodeCursor(5)}>; rel="next"`);
+    const last = await fetch(`${baseUrl}/api/books?limit=1000&cursor=${encodeCursor(24_000)}`, { headers });
+    expect(last.status).toBe(200);
+    expect(last.headers.get('link')).toBeNull();
+    const page = (await last.json()) as { id: number }[];
+    expect(page.map((book) => book.id)).toEqual(Array.from({ length: 1000 }, (_, i) => 24_001 + i));
+  });
 });

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { seedBooks } from '../../bench/seed';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { BookFilter } from '../../shared/books/types';
@@ -17,7 +18,6 @@ import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { IdBlockAllocator } from '../../shared/store/id-blocks';
 import { checkBooksTable } from '../../shared/store/invariants';
-import { seedBooks } from '../../bench/seed';
 import { newBook, STAMP } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
@@ -403,7 +403,8 @@ describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
     recorded.client.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as { ExclusiveStartKey?: { pk?: string } };
-        if (context.commandName === 'QueryCommand' && input.ExclusiveStartKey?.pk === 'BOOK#0') takenWhenSent.push(taken);
+        if (context.commandName === 'QueryCommand' && input.ExclusiveStartKey?.pk === 'BOOK#0')
+          takenWhenSent.push(taken);
         return next(args);
       },
       { step: 'initialize', name: 'takenWhenSent' },

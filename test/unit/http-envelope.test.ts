@@ -15,9 +15,7 @@ import { contextFor, proxyEventFor, type RawRequest } from '../support/proxy-eve
 Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'true' });
 const { httpHandler, GIVE_UP_BEFORE_TIMEOUT_MS } = await import('../../shared/http/http-handler');
 const { jsonBody, MAX_BODY_BYTES } = await import('../../shared/http/json-body');
-const { PayloadTooLargeError, ListTooLargeError, UnsupportedMediaTypeError } = await import(
-  '../../shared/http/errors'
-);
+const { PayloadTooLargeError, ListTooLargeError, UnsupportedMediaTypeError } = await import('../../shared/http/errors');
 const { nextPageLink } = await import('../../shared/http/pagination');
 const { requestUrl } = await import('../../shared/http/request-url');
 const responses = await import('../../shared/http/responses');

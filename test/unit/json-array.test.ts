@@ -80,7 +80,10 @@ describe('streamedJsonArray', () => {
 
   it('streams a longer list: status first, then the whole array from a stream', async () => {
     const consumed = { count: 0 };
-    const response = await streamedJsonArray(items(books(2_000), consumed), { route: 'ListBooks', remainingMs: FOREVER });
+    const response = await streamedJsonArray(items(books(2_000), consumed), {
+      route: 'ListBooks',
+      remainingMs: FOREVER,
+    });
     expect(response.statusCode).toBe(200);
     expect(response.headers).toEqual({ 'Content-Type': 'application/json' });
     expect(typeof response.body).not.toBe('string');
