@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext, proxyEventFor } from '../local/gateway';
 import { invokeStreaming, isStreamingHandler } from '../local/streaming-response';
 import { functionTimeoutMs, ROUTES } from '../shared/api/routes';
+import { PROJECT_ROOT } from './bundles';
 
 /**
  * One whole-catalogue list in this fresh process, streamed (functions/books/list.ts as Lambda
@@ -21,7 +24,9 @@ const event = (target: string) =>
 const LIST_ROUTE = ROUTES.find((route) => route.name === 'ListBooks') as (typeof ROUTES)[number];
 const context = () => lambdaContext('ListBooks', randomUUID(), functionTimeoutMs(LIST_ROUTE));
 
-const { handler } = await import(mode === 'streamed' ? '../functions/books/list' : './alternatives/buffered-list');
+// The list's handler file from the route table, loaded as the local server loads it; the baseline beside it.
+const file = mode === 'streamed' ? LIST_ROUTE.entry : 'bench/alternatives/buffered-list.ts';
+const { handler } = await import(pathToFileURL(resolve(PROJECT_ROOT, file)).href);
 
 /** The response's status, first-byte and total times, and its body's size; the body itself is dropped. */
 const run = async (target: string) => {

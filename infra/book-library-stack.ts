@@ -4,6 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { functionTimeoutMs, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
+import { toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
@@ -109,12 +110,11 @@ export class BookLibraryStack extends Stack {
   }
 
   private routeEnvironment(route: Route, props: BookLibraryStackProps): Record<string, string> {
-    if (route.access === 'none') return { PUBLIC_READS: String(props.publicReads) };
-    return {
-      BOOKS_TABLE_NAME: this.tables.books.tableName,
-      ...(route.name === 'ListBooks' &&
-        props.listMaxBooks !== undefined && { LIST_MAX_BOOKS: String(props.listMaxBooks) }),
-    };
+    if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads });
+    return toEnvironment({
+      booksTableName: this.tables.books.tableName,
+      ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks }),
+    });
   }
 
   /**

@@ -1,9 +1,10 @@
 import { parseBookQuery } from '../../shared/books/schemas';
+import { readSetting } from '../../shared/config';
 import { httpHandler } from '../../shared/http/http-handler';
 import { nextPageLink } from '../../shared/http/pagination';
 import { json } from '../../shared/http/responses';
 import { streamedJsonArray } from '../../shared/http/streamed-json-array';
-import { bookService, listMaxBooks } from './book-service';
+import { bookService } from './wiring';
 
 export const handler = httpHandler(
   async (event, context) => {
@@ -11,7 +12,7 @@ export const handler = httpHandler(
     if (!page) {
       return streamedJsonArray(bookService().list(filter), {
         route: 'ListBooks',
-        maxItems: listMaxBooks(),
+        maxItems: readSetting('listMaxBooks'),
         remainingMs: () => context.getRemainingTimeInMillis(),
       });
     }

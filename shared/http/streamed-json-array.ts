@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 import { countTruncatedResponse } from '../observability/metrics';
 import { ListTooLargeError } from './errors';
 import { jsonArrayChunks } from './json-array';

@@ -279,7 +279,7 @@ describe.each(OFFERS)('Digest offer %s', (offer) => {
     // The authorizer builds its authenticator once per process: fresh modules read the new offer.
     vi.resetModules();
     const { startLocalApi } = await import('../support/local-api');
-    const { userRecord } = await import('../../shared/auth/users');
+    const { userRecord } = await import('../../admin/user-records');
     const { DynamoUserStore } = await import('../../shared/store/dynamodb-auth-store');
     const api = await startLocalApi({ env: { DIGEST_ALGORITHM: offer } });
     await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put(

@@ -1,8 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { checkBooksTable } from '../../admin/invariants';
 import { seedBooks } from '../../bench/seed';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
+import type { ListOptions } from '../../shared/books/ports';
 import type { BookFilter } from '../../shared/books/types';
 import {
   BOOK_SHARDS,
@@ -13,11 +15,9 @@ import {
   streamPageItems,
   toBookItem,
 } from '../../shared/store/book-items';
-import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { IdBlockAllocator } from '../../shared/store/id-blocks';
-import { checkBooksTable } from '../../shared/store/invariants';
 import { newBook, STAMP } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 

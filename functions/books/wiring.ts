@@ -1,0 +1,23 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BookService } from '../../shared/books/book-service';
+import { readSetting } from '../../shared/config';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { createDocumentClient } from '../../shared/store/dynamodb-client';
+
+let client: DynamoDBDocumentClient | undefined;
+let service: BookService | undefined;
+
+/**
+ * The DynamoDB client of this container, built on first use from the environment. Exported as the
+ * seam through which fault tests add middleware that fails chosen commands.
+ */
+export const booksDocumentClient = (): DynamoDBDocumentClient => {
+  client ??= createDocumentClient();
+  return client;
+};
+
+/** The book functions' composition root: one service per container, built on first use from the environment. */
+export const bookService = (): BookService => {
+  service ??= new BookService(new DynamoBookStore(booksDocumentClient(), readSetting('booksTableName')));
+  return service;
+};
