@@ -1,8 +1,8 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { functionTimeoutMs, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
 import { toEnvironment } from '../shared/config';
@@ -41,6 +41,11 @@ export interface BookLibraryStackProps extends StackProps {
   samLocal?: boolean;
   /** The functions' processor (default arm64, as the cost figures assume). */
   architecture?: FunctionArchitecture;
+  /**
+   * At most this many books in one unpaged list (more is 422, pointing to pages): bounds what one
+   * request reads from the table. Default: no cap, the whole catalogue streams.
+   */
+  listMaxBooks?: number;
 }
 
 /**
@@ -83,10 +88,11 @@ export class BookLibraryStack extends Stack {
       const fn = new RouteFunction(this, route.name, {
         entry: route.entry,
         ...('assets' in route && { assets: route.assets }),
-        environment: this.routeEnvironment(route, props.publicReads),
+        environment: this.routeEnvironment(route, props),
         tracing,
         samLocal,
         architecture,
+        timeoutSeconds: functionTimeoutMs(route) / 1_000,
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
@@ -107,9 +113,24 @@ export class BookLibraryStack extends Stack {
     new CfnOutput(this, 'AuthTableName', { value: this.tables.auth.tableName });
   }
 
-  private routeEnvironment(route: Route, publicReads: boolean): Record<string, string> {
-    if (route.access === 'none') return toEnvironment({ publicReads });
-    return toEnvironment({ booksTableName: this.tables.books.tableName });
+  private routeEnvironment(route: Route, props: BookLibraryStackProps): Record<string, string> {
+    if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads });
+    return toEnvironment({
+      booksTableName: this.tables.books.tableName,
+      ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks }),
+    });
+  }
+
+  /**
+   * A streaming route's integration: the STREAM transfer mode (CDK then invokes the function
+   * through the response-streaming URI), with the gateway waiting as long as the function may run.
+   */
+  private integrationOf(route: Route, fn: lambda.IFunction): apigateway.LambdaIntegration {
+    if (!('streaming' in route && route.streaming)) return new apigateway.LambdaIntegration(fn);
+    return new apigateway.LambdaIntegration(fn, {
+      responseTransferMode: apigateway.ResponseTransferMode.STREAM,
+      timeout: Duration.millis(functionTimeoutMs(route)),
+    });
   }
 
   private addMethod(
@@ -118,15 +139,13 @@ export class BookLibraryStack extends Stack {
     validator: apigateway.RequestValidator,
     authorizer: apigateway.IAuthorizer | false,
   ) {
-    const method = this.api.root
-      .resourceForPath(route.path)
-      .addMethod(route.method, new apigateway.LambdaIntegration(fn), {
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(
-          [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),
-        ),
-        ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
-      });
+    const method = this.api.root.resourceForPath(route.path).addMethod(route.method, this.integrationOf(route, fn), {
+      requestValidator: validator,
+      requestParameters: Object.fromEntries(
+        [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),
+      ),
+      ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
+    });
     if (!authorizer) {
       acknowledge(
         method,

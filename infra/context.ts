@@ -51,6 +51,12 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
       throw new InvalidContextError(`Context option ${(error as Error).message}`, { cause: error });
     }
   };
+  const listMaxBooks = () => {
+    const value = text('listMaxBooks', '');
+    if (value === '') return undefined;
+    const cap = Number(value);
+    return Number.isSafeInteger(cap) && cap > 0 ? cap : invalid('listMaxBooks', value, 'a positive whole number');
+  };
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
@@ -70,5 +76,6 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     alarmTopicArn: optional('alarmTopicArn'),
     samLocal,
     architecture: architecture(),
+    listMaxBooks: listMaxBooks(),
   };
 };

@@ -70,6 +70,8 @@ const positiveInteger = (fallback: number) => (raw: Raw, name: string) => {
   const value = Number(raw);
   return Number.isSafeInteger(value) && value > 0 ? value : invalid(name, raw, 'a positive whole number');
 };
+const optionalPositiveInteger = (raw: Raw, name: string): number | undefined =>
+  raw ? positiveInteger(0)(raw, name) : undefined;
 const flag = (fallback: boolean) => (raw: Raw, name: string) =>
   raw ? raw === 'true' || (raw !== 'false' && invalid(name, raw, '"true" or "false"')) : fallback;
 const digestOffer = (raw: Raw, name: string): readonly DigestAlgorithm[] =>
@@ -96,6 +98,8 @@ export const SETTINGS = {
   lockoutSeconds: setting('AUTH_LOCKOUT_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutSeconds)),
   /** The longest lockout in seconds (at least AUTH_LOCKOUT_SECONDS). */
   lockoutMaxSeconds: setting('AUTH_LOCKOUT_MAX_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds)),
+  /** At most this many books in one unpaged list, else 422 (list function; unset: no cap, it streams). */
+  listMaxBooks: setting('LIST_MAX_BOOKS', optionalPositiveInteger),
   /** The two GET routes need no credentials (the OpenAPI document then says so). */
   publicReads: setting('PUBLIC_READS', flag(false)),
   /** Service name on log lines and metrics (Powertools reads the same variable). */

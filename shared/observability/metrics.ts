@@ -17,6 +17,7 @@ export const METRIC = {
   authenticationFailure: 'AuthenticationFailures',
   authenticationChallenge: 'AuthenticationChallenges',
   accountLockout: 'AccountLockouts',
+  truncatedResponse: 'TruncatedResponses',
 } as const;
 
 /**
@@ -48,5 +49,15 @@ export const countAuthenticationDenied = (credentialsPresented: boolean, lockout
   );
   // A failure that locked an account (known or not: the metric tells no more than the answers do).
   if (lockoutStarted) metrics.addMetric(METRIC.accountLockout, MetricUnit.Count, 1);
+  flush();
+};
+
+/**
+ * A streamed response that failed after its status was sent: the client got an unfinished body.
+ * It is no 5xx (the status was 200), so it is counted on its own, per route.
+ */
+export const countTruncatedResponse = (route: string): void => {
+  metrics.addDimension('route', route);
+  metrics.addMetric(METRIC.truncatedResponse, MetricUnit.Count, 1);
   flush();
 };

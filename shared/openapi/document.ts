@@ -4,7 +4,7 @@ import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes'
 import { documentedCounterpart } from '../books/documented-checks';
 import { MAX_BOOK_ID } from '../books/limits';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
-import { ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
+import { ListTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
 import { CONTENDED_WRITE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
 
@@ -132,7 +132,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     query: true,
     responses: {
       '200': {
-        description: 'Matching books (empty when none match); with `limit` or `cursor`, one page of them',
+        description:
+          'Matching books (empty when none match), streamed as they are read; with `limit` or `cursor`, one page of them. A failure after the first byte ends the body as an unfinished array, which no JSON parser accepts',
         headers: {
           Link: {
             description: 'With `limit` or `cursor`, while more books match: `<next page URL>; rel="next"` (RFC 8288)',
@@ -142,7 +143,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
         content: jsonContent({ type: 'array', items: ref('Book') }),
       },
       '400': response('ValidationFailed'),
-      '422': response('ResultTooLarge'),
+      '422': response('ListTooLarge'),
     },
   },
   CreateBook: {
@@ -356,9 +357,10 @@ const components = () => {
         description: `A body that is not ${JSON_MEDIA_TYPE} (PATCH: also ${MERGE_PATCH_MEDIA_TYPE}), or whose charset is not UTF-8; media types compare case-insensitively`,
         content: jsonContent(errorBody(415, new UnsupportedMediaTypeError().message)),
       },
-      ResultTooLarge: {
-        description: 'The whole list would pass the 6 MB a Lambda response can carry: ask for pages with `limit`',
-        content: jsonContent(errorBody(422, new ResultTooLargeError().message)),
+      ListTooLarge: {
+        description:
+          'Only where the operator set a cap (`listMaxBooks`): the unpaged list would hold more books than the cap; ask for pages with `limit`',
+        content: jsonContent(errorBody(422, new ListTooLargeError().message)),
       },
       ContendedWrite: {
         description:

@@ -55,6 +55,7 @@ describe('BookLibraryStack', () => {
       tracing: true,
       alarmTopicArn: TOPIC,
       webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/ops/abc',
+      listMaxBooks: 50_000,
     });
   }, 180_000);
 
@@ -177,6 +178,40 @@ describe('BookLibraryStack', () => {
         .Properties.Environment.Variables.DIGEST_ALGORITHM;
     expect(digestAlgorithmOf(template)).toBe('MD5,SHA-256');
     expect(digestAlgorithmOf(prod.template)).toBe('SHA-256');
+  });
+
+  it('streams the list: STREAM transfer mode through the response-streaming invocation URI, as long as its function runs', () => {
+    const listFunction = Object.keys(
+      template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 300 } }),
+    ).filter((id) => id.startsWith('ListBooks'));
+    expect(listFunction).toHaveLength(1);
+    const streamed = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+      (method) => method.Properties.Integration.ResponseTransferMode === 'STREAM',
+    );
+    expect(streamed).toHaveLength(1);
+    const [list] = streamed as [{ Properties: { HttpMethod: string; Integration: Record<string, unknown> } }];
+    expect(list.Properties.HttpMethod).toBe('GET');
+    expect(list.Properties.Integration.TimeoutInMillis).toBe(300_000);
+    const uri = JSON.stringify(list.Properties.Integration.Uri);
+    expect(uri).toContain(':lambda:path/2021-11-15/functions/');
+    expect(uri).toContain('/response-streaming-invocations');
+    expect(uri).toContain(listFunction[0]);
+    // Every other route stays buffered, through the ordinary invocation URI.
+    const buffered = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+      (method) => method.Properties.Integration.ResponseTransferMode !== 'STREAM',
+    );
+    expect(buffered).toHaveLength(ROUTES.length - 1);
+    for (const method of buffered) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/invocations');
+  });
+
+  it('sets the operator’s list cap on the list function only, and none by default', () => {
+    const capped = Object.entries(
+      prod.template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { LIST_MAX_BOOKS: '50000' } } },
+      }),
+    );
+    expect(capped.map(([id]) => id.replace(/Function.*/, ''))).toEqual(['ListBooks']);
+    expect(JSON.stringify(template.findResources('AWS::Lambda::Function'))).not.toContain('LIST_MAX_BOOKS');
   });
 
   it('throttles the stage', () => {

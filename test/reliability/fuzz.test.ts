@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authorizer-gateway';
+import { bufferedHandler } from '../../local/streaming-response';
 import { ROUTES } from '../../shared/api/routes';
 import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';
 import { fuzzSeed, queryText, requestTarget } from '../support/fuzz';
@@ -45,7 +46,7 @@ beforeAll(async () => {
     GetApiReference: import('../../functions/api-reference/handler'),
     GetApiReferenceAsset: import('../../functions/api-reference/handler'),
   };
-  for (const [name, module] of Object.entries(modules)) handlers.set(name, (await module).handler as Handler);
+  for (const [name, module] of Object.entries(modules)) handlers.set(name, bufferedHandler((await module).handler));
   ({ handler: authorize } = await import('../../functions/authorizer/handler'));
   process.on('unhandledRejection', onUnhandled);
 });
