@@ -9,7 +9,9 @@ import { stackOptionsFromContext } from './context';
  *   throttleRate   steady requests per second for the stage (default 50)
  *   throttleBurst  burst capacity (default 100)
  *   realm          authentication realm (default "books"; printable ASCII, no quotes or backslashes)
- *   digestAlgorithm  "MD5", "SHA-256" or "MD5,SHA-256": the Digest challenges offered, in order (default both)
+ *   digestAlgorithm  "MD5", "SHA-256", "MD5,SHA-256" or "SHA-256,MD5": the Digest challenges offered, in order (default MD5)
+ *   basicChallenge "last", "first" or "none": the contract's Basic challenge after the Digest ones, before them, or
+ *                  left out (default last; docs/security.md#clients says which clients each choice gains and loses)
  *   publicReads    "true": the two GET routes need no credentials (default "false")
  *   retainData     "true": keep and protect the tables outside "prod" too (default "false")
  *   tracing        "true": active X-Ray tracing for the stage and the functions (default "false")

@@ -3,6 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
@@ -18,8 +19,10 @@ export interface BookLibraryStackProps extends StackProps {
   retainData: boolean;
   /** Authentication realm (user records are per realm). */
   realm: string;
-  /** The Digest algorithms the challenge offers, in order (default MD5 then SHA-256). */
+  /** The Digest algorithms the challenge offers, in order (default MD5 alone). */
   digestAlgorithms?: readonly DigestAlgorithm[];
+  /** Where the contract's Basic challenge stands beside the Digest ones (default after them). */
+  basicChallenge?: BasicChallengePlacement;
   /** The two GET routes need no credentials. */
   publicReads: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -68,6 +71,7 @@ export class BookLibraryStack extends Stack {
       authTable: this.tables.auth,
       realm: props.realm,
       digestAlgorithms: props.digestAlgorithms ?? DEFAULT_DIGEST_OFFER,
+      basicChallenge: props.basicChallenge ?? DEFAULT_BASIC_CHALLENGE,
       tracing,
       samLocal,
       architecture,

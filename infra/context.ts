@@ -1,3 +1,4 @@
+import { type BasicChallengePlacement, parseBasicChallenge } from '../shared/auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
 import type { BookLibraryStackProps } from './book-library-stack';
 import { type FunctionArchitecture, machineArchitecture } from './constructs/route-function';
@@ -29,6 +30,10 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const value = text('digestAlgorithm', '');
     return parseDigestOffer(value) ?? invalid('digestAlgorithm', value, '"MD5", "SHA-256" or "MD5,SHA-256"');
   };
+  const basicChallenge = (): BasicChallengePlacement => {
+    const value = text('basicChallenge', '');
+    return parseBasicChallenge(value) ?? invalid('basicChallenge', value, '"last", "first" or "none"');
+  };
   // The realm is written into the gateway's static challenge (a quoted header value inside a
   // single-quoted mapping expression) and into every Digest challenge as a quoted string.
   const realm = text('realm', 'books');
@@ -49,6 +54,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     stage,
     realm,
     digestAlgorithms: digestAlgorithms(),
+    basicChallenge: basicChallenge(),
     publicReads: flag('publicReads'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {

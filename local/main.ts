@@ -28,7 +28,9 @@ Environment:
   AUTH_REALM         authentication realm (default books)
   PUBLIC_READS       true: the two GET routes need no credentials (default false)
   NONCE_SECRET       HMAC key for Digest nonces (default: a new random one per start)
-  DIGEST_ALGORITHM   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
+  DIGEST_ALGORITHM   MD5, SHA-256 or both comma-separated: the Digest challenges offered, in order (default MD5)
+  BASIC_CHALLENGE    last, first or none: the Basic challenge after the Digest ones, before them, or left
+                     out (default last; see docs/security.md#clients)
   POWERTOOLS_LOG_LEVEL         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   POWERTOOLS_METRICS_DISABLED  false prints the EMF metric lines Lambda emits (default true here)

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Authenticator } from '../../shared/auth/authenticator';
+import { parseBasicChallenge } from '../../shared/auth/challenge';
 import { parseDigestOffer } from '../../shared/auth/digest';
 import { NonceCodec } from '../../shared/auth/nonce';
 import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
@@ -33,6 +34,12 @@ const digestOffer = () => {
   return offer;
 };
 
+const basicChallenge = () => {
+  const placement = parseBasicChallenge(process.env.BASIC_CHALLENGE);
+  if (!placement) throw new Error(`BASIC_CHALLENGE "${process.env.BASIC_CHALLENGE}" is not last, first or none`);
+  return placement;
+};
+
 const build = async () => {
   const tableName = process.env.AUTH_TABLE_NAME;
   if (!tableName) throw new Error('AUTH_TABLE_NAME is not set');
@@ -43,7 +50,7 @@ const build = async () => {
     new DynamoNonceLedger(client, tableName),
     // The table name stands for the deployment: a nonce signed for one does not pass on another.
     new NonceCodec(await nonceSecret(client, tableName), lifetime, undefined, tableName),
-    { realm: process.env.AUTH_REALM ?? 'books', algorithms: digestOffer() },
+    { realm: process.env.AUTH_REALM ?? 'books', algorithms: digestOffer(), basicChallenge: basicChallenge() },
   );
 };
 

@@ -3,6 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../../shared/api/routes';
+import type { BasicChallengePlacement } from '../../shared/auth/challenge';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
@@ -10,6 +11,7 @@ export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tr
   authTable: dynamodb.ITable;
   realm: string;
   digestAlgorithms: readonly DigestAlgorithm[];
+  basicChallenge: BasicChallengePlacement;
 }
 
 /**
@@ -31,6 +33,7 @@ export class BasicDigestAuthorizer extends Construct {
         AUTH_TABLE_NAME: props.authTable.tableName,
         AUTH_REALM: props.realm,
         DIGEST_ALGORITHM: props.digestAlgorithms.join(','),
+        BASIC_CHALLENGE: props.basicChallenge,
         NONCE_LIFETIME_SECONDS: '300',
       },
     }).function;
