@@ -1,5 +1,11 @@
 import { parseAuthorization } from './authorization-header';
-import { type BasicChallengePlacement, composeChallenge, DEFAULT_BASIC_CHALLENGE, digestChallenge, quote } from './challenge';
+import {
+  type BasicChallengePlacement,
+  composeChallenge,
+  DEFAULT_BASIC_CHALLENGE,
+  digestChallenge,
+  quote,
+} from './challenge';
 import { constantTimeEqual, type DigestAlgorithm, digestResponse, ha1, hash } from './digest';
 import { MalformedAuthorizationError } from './errors';
 import { decodeExtValue } from './ext-value';

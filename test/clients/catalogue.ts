@@ -43,7 +43,8 @@ const npmVersion = (name: string) => async () =>
 const pythonVersion = firstLine(join(PYTHON_BIN, 'python'), ['--version'], /Python (\S+)/);
 const pinned = (name: string) => fileMatch('test/clients/python/requirements.txt', new RegExp(`^${name}==(\\S+)`, 'm'));
 const javaVersion = firstLine('java', ['-version'], /version "([^"]+)"/);
-const crate = (name: string) => fileMatch('test/clients/rust/Cargo.lock', new RegExp(`name = "${name}"\\nversion = "([^"]+)"`));
+const crate = (name: string) =>
+  fileMatch('test/clients/rust/Cargo.lock', new RegExp(`name = "${name}"\\nversion = "([^"]+)"`));
 const both = (a: () => Promise<string>, b: () => Promise<string>) => async () => `${await a()}, ${await b()}`;
 
 const python = (file: string) => driver(join(PYTHON_BIN, 'python'), [join(CLIENTS_DIR, 'python', file)]);

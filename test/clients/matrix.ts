@@ -122,16 +122,23 @@ export const cellTable = (rows: Row[]) =>
 /** Per challenge: how many clients authenticate challenge-driven with every scheme they support. */
 export const offerTable = (offers: { label: string; isDefault: boolean; rows: Row[] }[], clients: string[]) =>
   markdownTable(
-    ['`WWW-Authenticate` (nonce, opaque, qop, charset left out)', 'clients that pass', 'clients that fail'],
+    [
+      '`WWW-Authenticate` (nonce, opaque, qop, charset left out)',
+      'clients that pass',
+      'clients that fail',
+      'SHA-256 used by',
+    ],
     offers.map((offer) => {
       const failing = failingClients(offer.rows);
+      const sha256 = new Set(offer.rows.filter((row) => row.sent === 'Digest SHA-256').map((row) => row.client));
       return [
         `${offer.isDefault ? '**default**: ' : ''}\`${offer.label}\``,
         `${clients.length - failing.length} of ${clients.length}`,
         failing.join(', ') || '—',
+        [...sha256].join(', ') || '—',
       ];
     }),
-    ['left', 'right', 'left'],
+    ['left', 'right', 'left', 'left'],
   );
 
 /** Clients with a challenge-driven cell that did not pass. */

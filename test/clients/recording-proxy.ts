@@ -11,8 +11,7 @@ export interface Exchange {
   nextnonce?: string;
 }
 
-const param = (header: string, name: string) =>
-  header.match(new RegExp(`(?:^|[\\s,])${name}="?([^",]+)"?`, 'i'))?.[1];
+const param = (header: string, name: string) => header.match(new RegExp(`(?:^|[\\s,])${name}="?([^",]+)"?`, 'i'))?.[1];
 
 const describeCredentials = (authorization: string | undefined) => {
   if (!authorization) return {};

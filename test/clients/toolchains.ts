@@ -16,7 +16,12 @@ export const JAVA_CLASSPATH = `${TOOLS}/java/classes:${TOOLS}/java/dependency/*`
 const BUILD_TIMEOUT_MS = 15 * 60_000;
 
 /** A build step; its failure names the step and keeps the tool's own output. */
-const step = async (name: string, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) => {
+const step = async (
+  name: string,
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+) => {
   const started = Date.now();
   try {
     const result = await run(command, args, {
@@ -29,7 +34,9 @@ const step = async (name: string, command: string, args: string[], options: { cw
     return result;
   } catch (error) {
     const { stderr, stdout } = error as { stderr?: string; stdout?: string };
-    throw new Error(`client matrix: ${name} failed: ${(stderr || stdout || String(error)).slice(-2000)}`, { cause: error });
+    throw new Error(`client matrix: ${name} failed: ${(stderr || stdout || String(error)).slice(-2000)}`, {
+      cause: error,
+    });
   }
 };
 
@@ -44,9 +51,14 @@ const debianPackages = async () => {
   const missing = Object.entries(DEBIAN_PACKAGES).flatMap(([file, name]) => (existsSync(file) ? [] : [name]));
   if (missing.length === 0) return;
   await step('apt-get update', 'apt-get', ['update', '-qq']);
-  await step(`apt-get install ${missing.join(' ')}`, 'apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
-    env: { DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  await step(
+    `apt-get install ${missing.join(' ')}`,
+    'apt-get',
+    ['install', '-y', '-qq', '--no-install-recommends', ...missing],
+    {
+      env: { DEBIAN_FRONTEND: 'noninteractive' },
+    },
+  );
 };
 
 const python = async () => {

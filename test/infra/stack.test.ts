@@ -164,7 +164,10 @@ describe('BookLibraryStack', () => {
       Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Authorizer'))?.[1]
         .Properties.Environment.Variables;
     expect(authorizerEnvironment(template)).toMatchObject({ DIGEST_ALGORITHM: 'MD5', BASIC_CHALLENGE: 'last' });
-    expect(authorizerEnvironment(prod.template)).toMatchObject({ DIGEST_ALGORITHM: 'SHA-256', BASIC_CHALLENGE: 'none' });
+    expect(authorizerEnvironment(prod.template)).toMatchObject({
+      DIGEST_ALGORITHM: 'SHA-256',
+      BASIC_CHALLENGE: 'none',
+    });
   });
 
   it('throttles the stage', () => {

@@ -224,7 +224,9 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
   it('authorizer-no-credentials.json: Deny, with the Digest and Basic challenges for the gateway response', async () => {
     const result = await invoke('Authorizer/Handler', 'authorizer-no-credentials.json');
     expect(result.policyDocument.Statement[0].Effect).toBe('Deny');
-    expect(result.context.challenge).toMatch(/^Digest realm="books", .*algorithm=MD5.*, Basic realm="books", charset="UTF-8"$/);
+    expect(result.context.challenge).toMatch(
+      /^Digest realm="books", .*algorithm=MD5.*, Basic realm="books", charset="UTF-8"$/,
+    );
   });
 });
 

@@ -99,15 +99,26 @@ describe('the authenticator', () => {
   });
 
   it.each([
-    ['first', /^Basic realm="books", charset="UTF-8", Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8"$/],
+    [
+      'first',
+      /^Basic realm="books", charset="UTF-8", Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8"$/,
+    ],
     ['none', /^Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8"$/],
-    ['last', /^Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8", Basic realm="books", charset="UTF-8"$/],
+    [
+      'last',
+      /^Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8", Basic realm="books", charset="UTF-8"$/,
+    ],
   ] as const)('puts the Basic challenge where basicChallenge=%s says', (basicChallenge, field) => {
-    const placed = new Authenticator(new MemoryUserStore(), new MemoryNonceLedger(), new NonceCodec(Buffer.from('s'), 1), {
-      realm: REALM,
-      algorithms: ['MD5'],
-      basicChallenge,
-    });
+    const placed = new Authenticator(
+      new MemoryUserStore(),
+      new MemoryNonceLedger(),
+      new NonceCodec(Buffer.from('s'), 1),
+      {
+        realm: REALM,
+        algorithms: ['MD5'],
+        basicChallenge,
+      },
+    );
     expect(placed.challenge()).toMatch(field);
   });
 

@@ -100,7 +100,9 @@ describe('Authenticator', () => {
   it('refuses an expired nonce with stale=true when the digest is right, and without when it is wrong', async () => {
     const challenge = auth.challenge();
     now += 301;
-    expect(denied(await auth.authenticate(request(digestHeader(challenge)))).challenge).toMatch(/stale=true, Basic realm="books", charset="UTF-8"$/);
+    expect(denied(await auth.authenticate(request(digestHeader(challenge)))).challenge).toMatch(
+      /stale=true, Basic realm="books", charset="UTF-8"$/,
+    );
     expect(denied(await auth.authenticate(request(digestHeader(challenge, { password: 'x' })))).challenge).not.toMatch(
       /stale/,
     );

@@ -16,7 +16,8 @@ export const launchChromium = () =>
  * computes the answer. The GET is a navigation, the POST a `fetch` from that page.
  */
 export const chromiumCell = async (browser: Browser, cell: Cell): Promise<Answer> => {
-  if (cell.mode !== 'challenge' || cell.scheme !== 'any') return { error: `unsupported cell ${cell.scheme}/${cell.mode}` };
+  if (cell.mode !== 'challenge' || cell.scheme !== 'any')
+    return { error: `unsupported cell ${cell.scheme}/${cell.mode}` };
   const context = await browser.newContext({ httpCredentials: { username: cell.user, password: cell.password } });
   try {
     const page = await context.newPage();
