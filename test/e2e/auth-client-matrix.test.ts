@@ -17,6 +17,7 @@ import {
   type UserKind,
 } from '../clients/matrix';
 import { prepareToolchains, ROOT } from '../clients/toolchains';
+import { createPatientDocumentClient } from '../support/dynamodb';
 
 /**
  * The client matrix (docs/security.md#clients): real clients nobody here wrote, against the local
@@ -110,7 +111,7 @@ const measureOffer = async (offer: Offer, versions: string[]) => {
           users.map((user) => ({ client, version: versions[c] as string, scheme, mode, user })),
         ),
     );
-    const store = new DynamoUserStore(api.tables.documentClient, api.tables.names.auth);
+    const store = new DynamoUserStore(createPatientDocumentClient(api.tables.endpoint), api.tables.names.auth);
     await inParallel(
       cells.map((cell, n) => () => {
         const { user, password } = cellUser(cell.user, n);
