@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { DEFAULTS, toEnvironment } from '../shared/config';
 
 /**
  * What a fresh Lambda runtime does at init: a new process, then `await import()` of the bundle,
@@ -17,10 +18,12 @@ process.stdout.write(JSON.stringify([wall, (used.user + used.system) / 1000]));
 
 /** The environment a function's module scope may read; nothing is called over the network at import. */
 const IMPORT_ENV = {
-  AWS_REGION: 'us-east-1',
-  BOOKS_TABLE_NAME: 'books',
-  AUTH_TABLE_NAME: 'auth',
-  POWERTOOLS_SERVICE_NAME: 'book-library',
+  ...toEnvironment({
+    region: 'us-east-1',
+    booksTableName: DEFAULTS.tableNames.books,
+    authTableName: DEFAULTS.tableNames.auth,
+    serviceName: DEFAULTS.serviceName,
+  }),
   // Node 20 here, 22/24 on Lambda: the SDK's one-off "upgrade Node" warning would be timed otherwise.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };

@@ -93,7 +93,7 @@ const ALTERNATIVE_DECISIONS = {
   metrics:
     'Metrics stays: EMF counts of 4xx, 5xx and authentication failures for ≈ 10 KB (this row: what Metrics alone adds to the floor)',
   defaultChain:
-    'goes: on Lambda only the chain’s environment link ever runs; the alias in BUNDLING keeps just that link (shared/aws/lambda-credential-provider.ts)',
+    'goes: on Lambda only the chain’s environment link ever runs; the alias in BUNDLING keeps just that link (infra/lambda-credential-provider.ts)',
 };
 
 const main = async () => {

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { NONCE_KEY_NAME } from '../functions/authorizer/authenticator';
+import { userRecord } from '../admin/user-records';
 import { ha1 } from '../shared/auth/digest';
-import { userRecord } from '../shared/auth/users';
+import { NONCE_KEY_NAME } from '../shared/auth/nonce';
 import { normalizeAuthor } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
 import {

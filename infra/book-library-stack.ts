@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
+import { toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
@@ -107,8 +108,8 @@ export class BookLibraryStack extends Stack {
   }
 
   private routeEnvironment(route: Route, publicReads: boolean): Record<string, string> {
-    if (route.access === 'none') return { PUBLIC_READS: String(publicReads) };
-    return { BOOKS_TABLE_NAME: this.tables.books.tableName };
+    if (route.access === 'none') return toEnvironment({ publicReads });
+    return toEnvironment({ booksTableName: this.tables.books.tableName });
   }
 
   private addMethod(

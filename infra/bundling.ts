@@ -11,7 +11,7 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
  * beside the bundle that nothing references and `--enable-source-maps` is not set, so it costs
  * nothing at run time; map a minified stack trace with it offline (it is in cdk.out). The alias swaps
  * the SDK's default credential chain for its environment link, the only one that runs on Lambda
- * (see shared/aws/lambda-credential-provider.ts).
+ * (see infra/lambda-credential-provider.ts).
  */
 export const BUNDLING: nodejs.BundlingOptions = {
   format: nodejs.OutputFormat.ESM,
@@ -24,6 +24,6 @@ export const BUNDLING: nodejs.BundlingOptions = {
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   externalModules: [],
   esbuildArgs: {
-    '--alias': `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'shared/aws/lambda-credential-provider.ts')}`,
+    '--alias': `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra/lambda-credential-provider.ts')}`,
   },
 };

@@ -1,5 +1,6 @@
 import { type BasicChallengePlacement, parseBasicChallenge } from '../shared/auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
+import { DEFAULTS } from '../shared/config';
 import type { BookLibraryStackProps } from './book-library-stack';
 import { type FunctionArchitecture, machineArchitecture } from './constructs/route-function';
 
@@ -8,7 +9,7 @@ export class InvalidContextError extends Error {
 }
 
 /**
- * The stack's options from `cdk -c name=value` context (documented in app.ts and the README). A
+ * The stack's options from `cdk -c name=value` context (documented in docs/operations.md). A
  * mistyped option stops synthesis with its name, rather than deploying NaN or a silent default.
  */
 export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown): BookLibraryStackProps => {
@@ -36,7 +37,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
   };
   // The realm is written into the gateway's static challenge (a quoted header value inside a
   // single-quoted mapping expression) and into every Digest challenge as a quoted string.
-  const realm = text('realm', 'books');
+  const realm = text('realm', DEFAULTS.realm);
   if (!/^[\x20-\x7e]{1,64}$/.test(realm) || /["'\\]/.test(realm)) {
     invalid('realm', realm, 'printable ASCII without quotes or backslashes (at most 64 characters)');
   }

@@ -10,6 +10,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
+import { DEFAULTS } from '../shared/config';
 import { empty, failure, internalError } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import {
@@ -102,7 +103,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
       const authorizerEvent = toAuthorizerEvent(event);
       const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
-      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? 'books');
+      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? DEFAULTS.realm);
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
     const handler = await loadHandler<ProxyHandler>(match.route.entry);

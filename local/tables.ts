@@ -6,6 +6,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEFAULTS } from '../shared/config';
 import { assertBooksTableLayout } from '../shared/store/table-layout';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 
@@ -14,7 +15,7 @@ export interface TableNames {
   auth: string;
 }
 
-export const DEFAULT_TABLE_NAMES: TableNames = { books: 'books', auth: 'auth' };
+export const DEFAULT_TABLE_NAMES: TableNames = DEFAULTS.tableNames;
 
 const keySchema = (partitionKey: KeyAttribute, sortKey?: KeyAttribute) => [
   { AttributeName: partitionKey.name, KeyType: 'HASH' as const },

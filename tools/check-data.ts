@@ -1,5 +1,6 @@
+import { checkBooksTable } from '../admin/invariants';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
-import { checkBooksTable } from '../shared/store/invariants';
+import { ENV } from '../shared/config';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
 
@@ -39,7 +40,8 @@ const main = async () => {
   });
   if (!parsed) return;
   const { values } = parsed;
-  const table = values.table ?? (values.aws ? undefined : (process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books));
+  const table =
+    values.table ?? (values.aws ? undefined : (process.env[ENV.booksTableName] ?? DEFAULT_TABLE_NAMES.books));
   if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
   if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
 

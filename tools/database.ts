@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
 import { endpointFile } from '../local/endpoint-file';
+import { readSetting } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
 
 export interface DatabaseOptions {
@@ -39,7 +40,7 @@ export const openDatabase = async ({ aws, region, endpoint, log }: DatabaseOptio
     };
   }
   let local: DynamoDbLocal | undefined;
-  let url = endpoint ?? process.env.DYNAMODB_ENDPOINT;
+  let url = endpoint ?? readSetting('dynamodbEndpoint');
   const dataDir = process.env.DATA_DIR || '.data';
   if (!url && existsSync(endpointFile(dataDir))) url = readFileSync(endpointFile(dataDir), 'utf8').trim();
   if (!url) {

@@ -4,10 +4,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { checkBooksTable } from '../admin/invariants';
 import { freePort } from '../local/dynamodb-local';
 import { endpointFile } from '../local/endpoint-file';
+import { DEFAULTS, ENV } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
-import { checkBooksTable } from '../shared/store/invariants';
 import { integerOption, parseCommandLine, runTool, UsageError } from './cli';
 
 const COMMAND = 'npm run load --';
@@ -243,7 +244,10 @@ const main = async () => {
     const phantom = [...after].filter((id) => !expected.has(id));
     const fiveXx = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
     const report = target.dynamoEndpoint
-      ? await checkBooksTable(createDocumentClient(target.dynamoEndpoint), process.env.BOOKS_TABLE_NAME ?? 'books')
+      ? await checkBooksTable(
+          createDocumentClient(target.dynamoEndpoint),
+          process.env[ENV.booksTableName] ?? DEFAULTS.tableNames.books,
+        )
       : undefined;
 
     const summary = {

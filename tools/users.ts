@@ -1,5 +1,6 @@
+import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
-import { isValidUsername, userRecord } from '../shared/auth/users';
+import { ENV, readSetting } from '../shared/config';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { parseCommandLine, runTool, UsageError } from './cli';
@@ -51,8 +52,8 @@ const main = async () => {
     throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
   if (name && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
-  const realm = values.realm ?? process.env.AUTH_REALM ?? 'books';
-  const table = values.table ?? process.env.AUTH_TABLE_NAME ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
+  const realm = values.realm ?? readSetting('realm');
+  const table = values.table ?? process.env[ENV.authTableName] ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
   if (!table) throw new UsageError('--aws needs --table (the stack output AuthTableName)');
 
   const database = await openDatabase({ ...values, log: console.error });
@@ -60,7 +61,7 @@ const main = async () => {
     if (database.endpoint) {
       // Locally the tables may not exist yet (npm start never ran): create them as npm start would.
       await ensureTables(createDynamoClient(database.endpoint), {
-        books: process.env.BOOKS_TABLE_NAME ?? DEFAULT_TABLE_NAMES.books,
+        books: process.env[ENV.booksTableName] ?? DEFAULT_TABLE_NAMES.books,
         auth: table,
       });
     }

@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/observability/logger';
 import { countAuthenticationDenied } from '../../shared/observability/metrics';
-import { getAuthenticator } from './authenticator';
+import { getAuthenticator } from './wiring';
 
 /** Every method and path of the stage, so one Allow covers the whole API (ARN: api/stage/method/path). */
 const wholeApi = (methodArn: string) => methodArn.split('/').slice(0, 2).concat('*', '*').join('/');

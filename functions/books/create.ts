@@ -3,7 +3,7 @@ import { httpHandler } from '../../shared/http/http-handler';
 import { jsonBody } from '../../shared/http/json-body';
 import { requestUrl } from '../../shared/http/request-url';
 import { created } from '../../shared/http/responses';
-import { bookService } from './book-service';
+import { bookService } from './wiring';
 
 export const handler = httpHandler(
   async (event) => {

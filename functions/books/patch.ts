@@ -2,7 +2,7 @@ import { parseBookId, parseBookPatch } from '../../shared/books/schemas';
 import { httpHandler } from '../../shared/http/http-handler';
 import { jsonBody } from '../../shared/http/json-body';
 import { ok } from '../../shared/http/responses';
-import { bookService } from './book-service';
+import { bookService } from './wiring';
 
 export const handler = httpHandler(
   async (event) => {

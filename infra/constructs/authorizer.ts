@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { AUTHORIZER } from '../../shared/api/routes';
 import type { BasicChallengePlacement } from '../../shared/auth/challenge';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
+import { DEFAULTS, toEnvironment } from '../../shared/config';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
 export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal' | 'architecture'> {
@@ -29,15 +30,15 @@ export class BasicDigestAuthorizer extends Construct {
       tracing: props.tracing,
       samLocal: props.samLocal,
       architecture: props.architecture,
-      environment: {
-        AUTH_TABLE_NAME: props.authTable.tableName,
-        AUTH_REALM: props.realm,
-        DIGEST_ALGORITHM: props.digestAlgorithms.join(','),
-        BASIC_CHALLENGE: props.basicChallenge,
-        NONCE_LIFETIME_SECONDS: '300',
-      },
+      environment: toEnvironment({
+        authTableName: props.authTable.tableName,
+        realm: props.realm,
+        digestAlgorithms: props.digestAlgorithms,
+        basicChallenge: props.basicChallenge,
+        nonceLifetimeSeconds: DEFAULTS.nonceLifetimeSeconds,
+      }),
     }).function;
-    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/authenticator.ts).
+    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/wiring.ts).
     props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
     this.authorizer = new apigateway.RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.function,

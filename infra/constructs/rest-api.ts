@@ -3,6 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { INTERNAL_ERROR_MESSAGE } from '../../shared/http/responses';
 import { acknowledge } from './acknowledge';
 
 export interface BookRestApiProps {
@@ -133,8 +134,7 @@ export class BookRestApi extends Construct {
       statusCode: '500',
       responseHeaders: { 'Content-Type': "'application/json'" },
       templates: {
-        'application/json':
-          '{"timestamp":"$context.requestTime","status":500,"message":"An unexpected error occurred"}',
+        'application/json': `{"timestamp":"$context.requestTime","status":500,"message":${JSON.stringify(INTERNAL_ERROR_MESSAGE)}}`,
       },
     });
   }

@@ -6,10 +6,9 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/api/routes';
+import { DEFAULTS, ENV, toEnvironment } from '../../shared/config';
 import { BUNDLING, PROJECT_ROOT } from '../bundling';
 import { acknowledge } from './acknowledge';
-
-export const METRICS_NAMESPACE = 'BookLibrary';
 
 /** Memory of every function: where cost × duration is lowest (see docs/benchmarks.md). */
 export const FUNCTION_MEMORY_MB = 512;
@@ -73,10 +72,17 @@ export class RouteFunction extends Construct {
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment: {
         ...props.environment,
-        POWERTOOLS_SERVICE_NAME: 'book-library',
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-        ...(props.samLocal && { DYNAMODB_ENDPOINT: '', NONCE_SECRET: '', POWERTOOLS_METRICS_DISABLED: 'false' }),
+        ...toEnvironment({
+          serviceName: DEFAULTS.serviceName,
+          metricsNamespace: DEFAULTS.metricsNamespace,
+          logLevel: 'INFO',
+        }),
+        // Declared empty so that `sam local --env-vars` may set them (it sets only declared variables).
+        ...(props.samLocal && {
+          [ENV.dynamodbEndpoint]: '',
+          [ENV.nonceSecret]: '',
+          ...toEnvironment({ metricsDisabled: 'false' }),
+        }),
       },
       bundling: props.assets?.length ? { ...BUNDLING, commandHooks: copyBeside(props.assets) } : BUNDLING,
       projectRoot: PROJECT_ROOT,

@@ -12,8 +12,11 @@ export interface RouteDefinition {
   readonly method: HttpMethod;
   /** API Gateway resource path, with `{param}` placeholders. */
   readonly path: string;
-  /** Handler file relative to the project root, exporting `handler`. */
-  readonly entry: string;
+  /**
+   * Handler file relative to the project root, exporting `handler`: the stack bundles it, the local
+   * server imports it (test/static/route-table.test.ts checks that each one does).
+   */
+  readonly entry: `functions/${string}.ts`;
   /** Guarded by the authorizer (the two reads only when `publicReads` is off). */
   readonly protected: boolean;
   /** What the function does to the books table, for least-privilege grants. */

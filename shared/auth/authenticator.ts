@@ -10,8 +10,9 @@ import { constantTimeEqual, type DigestAlgorithm, digestResponse, ha1, hash } fr
 import { MalformedAuthorizationError } from './errors';
 import { decodeExtValue } from './ext-value';
 import type { NonceClaims, NonceCodec } from './nonce';
+import type { NonceLedger, UserStore } from './ports';
 import { uriMatchesRequest } from './request-target';
-import type { AuthRequest, AuthResult, NonceLedger, StoredUser, UserStore } from './types';
+import type { AuthRequest, AuthResult, StoredUser } from './types';
 
 export interface AuthenticatorOptions {
   realm: string;

@@ -1,6 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { constantTimeEqual, DIGEST_ALGORITHMS, type DigestAlgorithm } from './digest';
 
+/** The name under which the deployment keeps the nonce HMAC key in its secret store (the auth table). */
+export const NONCE_KEY_NAME = 'nonce-hmac-key';
+
 const RANDOM_BYTES = 12;
 const MAC_BYTES = 16;
 

@@ -7,21 +7,6 @@ export interface StoredUser {
   ha1: Record<DigestAlgorithm, string>;
 }
 
-/** Users, as the authorizer and the users tool need them. */
-export interface UserStore {
-  get(username: string): Promise<StoredUser | undefined>;
-  put(user: StoredUser): Promise<void>;
-  /** false when there was no such user. */
-  delete(username: string): Promise<boolean>;
-  list(): Promise<StoredUser[]>;
-}
-
-/** Records spent Digest nonces, so each is accepted once across every function instance. */
-export interface NonceLedger {
-  /** true the first time a nonce is spent, false ever after (until it expires from the ledger). */
-  spend(nonce: string, expiresAtEpochSeconds: number): Promise<boolean>;
-}
-
 /** The parts of an HTTP request authentication looks at. */
 export interface AuthRequest {
   method: string;

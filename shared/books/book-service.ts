@@ -1,5 +1,5 @@
-import type { BookStore } from '../store/book-store';
 import { BookNotFoundError } from './errors';
+import type { BookStore } from './ports';
 import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest } from './types';
 
 export type Clock = () => Date;

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { BookNotFoundError, DuplicateIsbnError, ValidationError } from '../books/errors';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 import { HttpError } from './errors';
 import { empty, failure, internalError, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';

@@ -18,8 +18,8 @@ const isParserError = (error: unknown): error is MiddyParserError =>
   error instanceof Error && (error as MiddyParserError).cause?.package === PARSER_PACKAGE;
 
 /**
- * Body handling in the order DESIGN.md fixes: size (413), then media type (415), then JSON syntax
- * (400 with `errors.body`). middy's parser does the parsing; this wrapper adds the size cap, lets a
+ * Body handling (docs/contract.md, "Request bodies"), checked in this order: size (413), media type
+ * (415), JSON syntax (400 with `errors.body`). middy's parser does the parsing; this wrapper adds the size cap, lets a
  * request without a body through to validation (its "required" messages are clearer than a 415),
  * and turns the parser's errors, which it reports as 415 for both cases, into the contract's.
  */

@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { readSetting } from '../config';
 
 /**
  * CloudWatch metrics in Embedded Metric Format (one JSON log line, no API call). Namespace from
@@ -6,8 +7,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * `POWERTOOLS_METRICS_DISABLED=true` turns emission off (e.g. for quiet local runs).
  */
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'BookLibrary',
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'book-library',
+  namespace: readSetting('metricsNamespace'),
+  serviceName: readSetting('serviceName'),
 });
 
 export const METRIC = {

@@ -5,7 +5,8 @@ import {
   PutCommand,
   paginateScan,
 } from '@aws-sdk/lib-dynamodb';
-import type { NonceLedger, StoredUser, UserStore } from '../auth/types';
+import type { NonceLedger, SecretStore, UserStore } from '../auth/ports';
+import type { StoredUser } from '../auth/types';
 import { isConditionalCheckFailure } from './errors';
 
 const userKey = (username: string) => ({ pk: `USER#${username}` });
@@ -112,7 +113,7 @@ export class DynamoNonceLedger implements NonceLedger {
  * Digest nonces. The first container that needs one creates it with a conditional write; one that
  * loses that race reads the winner's, so every container signs with the same key.
  */
-export class DynamoSecretStore {
+export class DynamoSecretStore implements SecretStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,

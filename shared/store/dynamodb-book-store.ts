@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { BookNotFoundError, DuplicateIsbnError } from '../books/errors';
 import { normalizeAuthor } from '../books/normalize';
+import type { BookStore, ListOptions } from '../books/ports';
 import type { Book, BookFilter, NewBook } from '../books/types';
 import {
   authorShardKey,
@@ -25,7 +26,6 @@ import {
   toBookItem,
   yearShardKey,
 } from './book-items';
-import type { BookStore, ListOptions } from './book-store';
 import { cancellation, isConditionalCheckFailure, isTransactionConflict, StoreInvariantError } from './errors';
 import { IdBlockAllocator } from './id-blocks';
 import { RETRY, retryOnConflict } from './retry';

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readSetting } from '../config';
 
 /**
  * Time limits are set on purpose, well below the functions' 10 s timeout, so a DynamoDB outage ends
@@ -50,13 +51,13 @@ export const PATIENT_CLIENT_LIMITS: ClientLimits = {
  * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
  */
 export const createDynamoClient = (
-  endpoint = process.env.DYNAMODB_ENDPOINT,
+  endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
 ): DynamoDBClient => {
   const local: DynamoDBClientConfig = endpoint
     ? {
         endpoint,
-        region: process.env.AWS_REGION ?? 'local',
+        region: readSetting('region') ?? 'local',
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }
     : {};
@@ -71,7 +72,7 @@ export const createDynamoClient = (
 };
 
 export const createDocumentClient = (
-  endpoint = process.env.DYNAMODB_ENDPOINT,
+  endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
 ): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(createDynamoClient(endpoint, limits), {

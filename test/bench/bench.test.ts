@@ -81,7 +81,7 @@ describe('bench', () => {
   it('builds the floor by the issue’s recipe, without the stack’s alias, and shows what the alias saves', () => {
     expect(FLOOR_BUNDLING).toEqual(expect.not.objectContaining({ esbuildArgs: expect.anything() }));
     expect(esbuildOptions(BUNDLING, 'a.ts', 'b.mjs').alias).toEqual({
-      '@aws-sdk/credential-provider-node': expect.stringMatching(/shared\/aws\/lambda-credential-provider\.ts$/),
+      '@aws-sdk/credential-provider-node': expect.stringMatching(/infra\/lambda-credential-provider\.ts$/),
     });
     expect(savingsAgainstFloor(getBook, floor).map(([pkg]) => pkg)).toContain('@aws-sdk/nested-clients');
   });

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../shared/auth/users';
+import { userRecord } from '../../admin/user-records';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { digestAuthorization } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
 import { digestResponse, ha1 } from '../../shared/auth/digest';
-import { userRecord } from '../../shared/auth/users';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { startLocalApi } from '../support/local-api';
 

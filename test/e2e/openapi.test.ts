@@ -79,14 +79,16 @@ describe('GET /api/openapi.json on the local server', () => {
     expect(
       (await fetch(`${api.baseUrl}/api/books`, { method: 'POST', headers, body: JSON.stringify(book) })).status,
     ).toBe(201);
-    process.env.MAX_RESPONSE_BYTES = '16'; // smaller than one book: the whole list cannot be sent
+    const { listResponseCeiling } = await import('../../functions/books/wiring');
+    const ceiling = listResponseCeiling.bytes;
+    listResponseCeiling.bytes = 16; // smaller than one book: the whole list cannot be sent
     try {
       const response = await fetch(`${api.baseUrl}/api/books`, { headers });
       await response.arrayBuffer();
       expect(response.status).toBe(422);
       expect(documented('GET', '/api/books')).toContain(422);
     } finally {
-      delete process.env.MAX_RESPONSE_BYTES;
+      listResponseCeiling.bytes = ceiling;
     }
     expect(document.paths['/api/books']?.get?.responses['200']?.headers).toHaveProperty('Link');
   });

@@ -9,7 +9,7 @@ import { BUNDLING } from '../../infra/bundling';
 
 /**
  * The stack's bundles swap the SDK's default credential chain for its environment link (see
- * shared/aws/lambda-credential-provider.ts). These tests build with the stack's own options and run
+ * infra/lambda-credential-provider.ts). These tests build with the stack's own options and run
  * the result in a fresh process, with the environment Lambda gives a function and without it.
  */
 describe('Lambda bundles and credentials', () => {
@@ -57,6 +57,6 @@ describe('Lambda bundles and credentials', () => {
     ]) {
       expect(inputs).not.toContain(`/${unused}/`);
     }
-    expect(inputs).toContain('shared/aws/lambda-credential-provider.ts');
+    expect(inputs).toContain('infra/lambda-credential-provider.ts');
   });
 });

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { userRecord } from '../../shared/auth/users';
 import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createTestTables } from '../support/dynamodb';
 

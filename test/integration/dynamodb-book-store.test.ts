@@ -1,14 +1,14 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { checkBooksTable } from '../../admin/invariants';
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
+import type { ListOptions } from '../../shared/books/ports';
 import type { BookFilter } from '../../shared/books/types';
 import { ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
-import type { ListOptions } from '../../shared/store/book-store';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { IdBlockAllocator } from '../../shared/store/id-blocks';
-import { checkBooksTable } from '../../shared/store/invariants';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 

@@ -6,9 +6,9 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { checkBooksTable } from '../../admin/invariants';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
-import { checkBooksTable } from '../../shared/store/invariants';
 import { createTestTables } from '../support/dynamodb';
 import { captureLogs } from '../support/log-capture';
 import { contextFor, proxyEventFor } from '../support/proxy-event';
@@ -42,7 +42,7 @@ beforeAll(async () => {
     remove: import('../../functions/books/delete'),
   };
   for (const [name, module] of Object.entries(modules)) handlers[name] = (await module).handler as Handler;
-  client = (await import('../../functions/books/book-service')).booksDocumentClient();
+  client = (await import('../../functions/books/wiring')).booksDocumentClient();
 });
 afterEach(async () => {
   client.middlewareStack.remove('faultInjection');

@@ -4,17 +4,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkBooksTable } from '../../admin/invariants';
+import { userRecord } from '../../admin/user-records';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { createLocalServer } from '../../local/server';
 import { ensureTables } from '../../local/tables';
-import { userRecord } from '../../shared/auth/users';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import {
   createDocumentClient,
   createDynamoClient,
   DYNAMODB_CALL_WORST_CASE_MS,
 } from '../../shared/store/dynamodb-client';
-import { checkBooksTable } from '../../shared/store/invariants';
 import { apiClient } from '../support/api-client';
 import { DEMO } from '../support/local-api';
 import { captureLogs } from '../support/log-capture';

@@ -7,9 +7,9 @@ import type {
 } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkBooksTable } from '../../admin/invariants';
 import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authorizer-gateway';
 import { ROUTES } from '../../shared/api/routes';
-import { checkBooksTable } from '../../shared/store/invariants';
 import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';
 import { fuzzSeed, queryText, requestTarget } from '../support/fuzz';
 import { startLocalApi } from '../support/local-api';

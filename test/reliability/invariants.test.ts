@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { checkBooksTable } from '../../admin/invariants';
 import { toBookItem } from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { checkBooksTable } from '../../shared/store/invariants';
 import { newBook } from '../support/books';
 import { createTestTables } from '../support/dynamodb';
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../shared/store/invariants';
+import { checkBooksTable } from '../../admin/invariants';
 import { apiClient } from '../support/api-client';
 import { startLocalApi } from '../support/local-api';
 

@@ -2,7 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { expect } from 'vitest';
 
 /**
- * What the spec and DESIGN.md allow each route to answer, status by status, with the body shape each
+ * What docs/contract.md allows each route to answer, status by status, with the body shape each
  * status must have. Anything else (a 5xx above all) is a contract violation.
  */
 export const ALLOWED_STATUSES: Record<string, readonly number[]> = {

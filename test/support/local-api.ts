@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { userRecord } from '../../admin/user-records';
 import { createLocalServer } from '../../local/server';
-import { userRecord } from '../../shared/auth/users';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createTestTables } from './dynamodb';
 

@@ -1,4 +1,5 @@
-import type { NonceLedger, StoredUser, UserStore } from '../../shared/auth/types';
+import type { NonceLedger, UserStore } from '../../shared/auth/ports';
+import type { StoredUser } from '../../shared/auth/types';
 
 /** In-memory user store and nonce ledger for unit tests of the authenticator. */
 export class MemoryUserStore implements UserStore {

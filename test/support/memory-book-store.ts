@@ -1,7 +1,7 @@
 import { BookNotFoundError, DuplicateIsbnError } from '../../shared/books/errors';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
+import type { BookStore, ListOptions } from '../../shared/books/ports';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
-import type { BookStore, ListOptions } from '../../shared/store/book-store';
 
 /** An in-memory BookStore for fast unit tests of the use cases; never used by the service itself. */
 export class MemoryBookStore implements BookStore {

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { isValidUsername, parseUserList, userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { parseAuthorization } from '../../shared/auth/authorization-header';
 import { constantTimeEqual, DEFAULT_DIGEST_OFFER, parseDigestOffer } from '../../shared/auth/digest';
 import { MalformedAuthorizationError } from '../../shared/auth/errors';
 import { decodeExtValue } from '../../shared/auth/ext-value';
-import { NonceCodec } from '../../shared/auth/nonce';
+import { NONCE_KEY_NAME, NonceCodec } from '../../shared/auth/nonce';
 import { uriMatchesRequest } from '../../shared/auth/request-target';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { isValidUsername, parseUserList, userRecord } from '../../shared/auth/users';
 import { MemoryNonceLedger, MemoryUserStore } from '../support/memory-auth-store';
 
 /**
@@ -220,6 +220,12 @@ describe('the authenticator', () => {
 describe('nonces', () => {
   const codecAt = (clock: { now: number }, deployment?: string) =>
     new NonceCodec(Buffer.from('secret'), 300, () => clock.now, deployment);
+
+  it('keep their key under a name that does not change between releases', () => {
+    // A deployed auth table holds the key under this name: another name would make the next release
+    // mint a second key, and every nonce issued under the first would fail.
+    expect(NONCE_KEY_NAME).toBe('nonce-hmac-key');
+  });
 
   it('last their lifetime to the second, and allow a minute of clock skew the other way', () => {
     const clock = { now: 1_000_000 };

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { userRecord } from '../../shared/auth/users';
 import { MemoryNonceLedger, MemoryUserStore } from '../support/memory-auth-store';
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');

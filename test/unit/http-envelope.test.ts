@@ -21,7 +21,7 @@ const { PayloadTooLargeError, ResultTooLargeError, UnsupportedMediaTypeError } =
 const { nextPageLink } = await import('../../shared/http/pagination');
 const { requestUrl } = await import('../../shared/http/request-url');
 const responses = await import('../../shared/http/responses');
-const { logger } = await import('../../shared/logger');
+const { logger } = await import('../../shared/observability/logger');
 
 const logs = captureLogs();
 beforeEach(() => logs.clear());

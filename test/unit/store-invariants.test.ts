@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { findViolations } from '../../admin/invariants';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { Book } from '../../shared/books/types';
 import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book-items';
-import { findViolations } from '../../shared/store/invariants';
 
 /**
  * The invariant checker over items as a scan returns them (test/reliability/invariants.test.ts seeds

@@ -1,9 +1,9 @@
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { MAX_BOOK_ID } from '../books/limits';
-import { normalizeIsbn } from '../books/normalize';
-import type { Book } from '../books/types';
-import { BOOK_PARTITION_PREFIX, ID_BLOCKS_KEY, ISBN_CLAIM_PREFIX, toBookItem } from './book-items';
-import { assertBooksTableLayout } from './table-layout';
+import { MAX_BOOK_ID } from '../shared/books/limits';
+import { normalizeIsbn } from '../shared/books/normalize';
+import type { Book } from '../shared/books/types';
+import { BOOK_PARTITION_PREFIX, ID_BLOCKS_KEY, ISBN_CLAIM_PREFIX, toBookItem } from '../shared/store/book-items';
+import { assertBooksTableLayout } from '../shared/store/table-layout';
 
 /**
  * The invariants the DynamoDB book store keeps, checked over a whole books table. The store's

@@ -1,5 +1,5 @@
-import { ha1 } from './digest';
-import type { StoredUser } from './types';
+import { ha1 } from '../shared/auth/digest';
+import type { StoredUser } from '../shared/auth/types';
 
 /** What is stored for a user: HA1 for each Digest algorithm in the realm; the password itself is dropped. */
 export const userRecord = (username: string, password: string, realm: string): StoredUser => ({

@@ -1,9 +1,9 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { ROUTES, type RouteName } from '../api/routes';
-import type { HttpEvent, HttpResponse } from '../http/types';
-import { logger } from '../logger';
-import { countResponse } from './metrics';
+import { logger } from '../observability/logger';
+import { countResponse } from '../observability/metrics';
+import type { HttpEvent, HttpResponse } from './types';
 
 /** The route table's name for a request (`GetBook`), else `METHOD resource`. */
 export const routeName = (

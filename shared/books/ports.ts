@@ -1,4 +1,4 @@
-import type { Book, BookFilter, NewBook } from '../books/types';
+import type { Book, BookFilter, NewBook } from './types';
 
 export interface ListOptions {
   /** Start after the book with this id (a page cursor). */

@@ -1,0 +1,136 @@
+import { type BasicChallengePlacement, parseBasicChallenge } from './auth/challenge';
+import { type DigestAlgorithm, parseDigestOffer } from './auth/digest';
+
+/**
+ * The Lambda runtime's configuration: every environment variable the functions and shared/ read,
+ * with its name, its default and its parsing, in this one table. Functions and shared/ read a
+ * setting only through `readSetting`; infra/ and local/ write the variables only through
+ * `toEnvironment` (or the names in `ENV`), so the three can never disagree on a name or a format.
+ * A test (test/static/configuration.test.ts) holds functions/ and shared/ to it.
+ *
+ * How to add a setting (one place):
+ * 1. Add an entry to SETTINGS below: `key: setting('ENV_NAME', parser)`, with a one-line comment on
+ *    what it does. Pick a parser below (`text`, `optionalText`, `required`, `positiveInteger`,
+ *    `flag`, `digestOffer`) or write one: it turns the raw text (undefined when the variable is
+ *    unset or empty) into the typed value, and throws ConfigurationError naming the variable when
+ *    the text is not valid. Give a `format` when the value is not written back with `String()`.
+ * 2. A default used elsewhere too (a stack option's default, a tool's) goes into DEFAULTS.
+ * 3. Read it where it is used: `readSetting('key')`. Set it from infra/ (a construct's
+ *    `environment: toEnvironment({ key: value })`) and, if `npm start` needs it, from local/.
+ * 4. Document it for operators in docs/operations.md, and in local/main.ts's --help if npm start
+ *    reads it.
+ */
+
+/** The defaults the stack options, the local server and the tools share with the functions. */
+export const DEFAULTS = {
+  /** The authentication realm (user records are per realm). */
+  realm: 'books',
+  /** How long a Digest nonce stays valid, in seconds. */
+  nonceLifetimeSeconds: 300,
+  /** The service name on every log line and metric. */
+  serviceName: 'book-library',
+  /** The CloudWatch namespace of the service's metrics. */
+  metricsNamespace: 'BookLibrary',
+  /** The table names of `npm start` and the tools when nothing else is given. */
+  tableNames: { books: 'books', auth: 'auth' },
+} as const;
+
+/** A variable is set, but not to something the runtime can use. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
+/** Raw text of a variable; unset and empty are the same here, as `sam local` can only pass empty. */
+type Raw = string | undefined;
+
+interface Setting<Name extends string, Value> {
+  readonly name: Name;
+  readonly parse: (raw: Raw, name: string) => Value;
+  readonly format: (value: NonNullable<Value>) => string;
+}
+
+const setting = <const Name extends string, Value>(
+  name: Name,
+  parse: (raw: Raw, name: string) => Value,
+  format: (value: NonNullable<Value>) => string = String,
+): Setting<Name, Value> => ({ name, parse, format });
+
+const invalid = (name: string, raw: string, expected: string): never => {
+  throw new ConfigurationError(`${name} "${raw}" is not valid: expected ${expected}`);
+};
+
+const text = (fallback: string) => (raw: Raw) => raw || fallback;
+const optionalText = (raw: Raw) => raw || undefined;
+const required = (raw: Raw, name: string): string => {
+  if (!raw) throw new ConfigurationError(`${name} is not set`);
+  return raw;
+};
+const positiveInteger = (fallback: number) => (raw: Raw, name: string) => {
+  if (!raw) return fallback;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) && value > 0 ? value : invalid(name, raw, 'a positive whole number');
+};
+const flag = (fallback: boolean) => (raw: Raw, name: string) =>
+  raw ? raw === 'true' || (raw !== 'false' && invalid(name, raw, '"true" or "false"')) : fallback;
+const digestOffer = (raw: Raw, name: string): readonly DigestAlgorithm[] =>
+  parseDigestOffer(raw) ?? invalid(name, raw ?? '', 'MD5, SHA-256 or both, comma-separated');
+const basicChallengePlacement = (raw: Raw, name: string): BasicChallengePlacement =>
+  parseBasicChallenge(raw) ?? invalid(name, raw ?? '', 'last, first or none');
+
+export const SETTINGS = {
+  /** The books table (book functions). */
+  booksTableName: setting('BOOKS_TABLE_NAME', required),
+  /** The auth table: users, spent nonces, the nonce key (authorizer). */
+  authTableName: setting('AUTH_TABLE_NAME', required),
+  /** The realm of every challenge and of the stored digests. */
+  realm: setting('AUTH_REALM', text(DEFAULTS.realm)),
+  /** Seconds a Digest nonce is accepted after it was issued. */
+  nonceLifetimeSeconds: setting('NONCE_LIFETIME_SECONDS', positiveInteger(DEFAULTS.nonceLifetimeSeconds)),
+  /** The nonce HMAC key as text (local runs); unset: a random key kept in the auth table. */
+  nonceSecret: setting('NONCE_SECRET', optionalText),
+  /** The Digest challenges offered, in order (unset: MD5 alone, as the client matrix chose). */
+  digestAlgorithms: setting('DIGEST_ALGORITHM', digestOffer, (offer) => offer.join(',')),
+  /** Where the Basic challenge stands beside the Digest ones: last (unset), first, or none. */
+  basicChallenge: setting('BASIC_CHALLENGE', basicChallengePlacement),
+  /** The two GET routes need no credentials (the OpenAPI document then says so). */
+  publicReads: setting('PUBLIC_READS', flag(false)),
+  /** Service name on log lines and metrics (Powertools reads the same variable). */
+  serviceName: setting('POWERTOOLS_SERVICE_NAME', text(DEFAULTS.serviceName)),
+  /** CloudWatch namespace of the EMF metrics. */
+  metricsNamespace: setting('POWERTOOLS_METRICS_NAMESPACE', text(DEFAULTS.metricsNamespace)),
+  /** Log level; read by Powertools' logger itself (unset: INFO). */
+  logLevel: setting('POWERTOOLS_LOG_LEVEL', optionalText),
+  /** "true" stops metric output; read by Powertools' metrics itself. */
+  metricsDisabled: setting('POWERTOOLS_METRICS_DISABLED', optionalText),
+  /** A DynamoDB endpoint other than AWS's (DynamoDB Local); unset on Lambda. */
+  dynamodbEndpoint: setting('DYNAMODB_ENDPOINT', optionalText),
+  /** The region; Lambda sets it, a local endpoint does not need one. */
+  region: setting('AWS_REGION', optionalText),
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type SettingValue<Key extends SettingKey> = ReturnType<(typeof SETTINGS)[Key]['parse']>;
+
+/** Each setting's environment variable name, for code that must name one (help texts, tests). */
+export const ENV = Object.fromEntries(Object.entries(SETTINGS).map(([key, { name }]) => [key, name])) as {
+  readonly [Key in SettingKey]: (typeof SETTINGS)[Key]['name'];
+};
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** A setting's value, read from the environment when asked (so a test or `npm start` may set it first). */
+export const readSetting = <Key extends SettingKey>(key: Key, env: Environment = process.env): SettingValue<Key> => {
+  const { name, parse } = SETTINGS[key];
+  return parse(env[name], name) as SettingValue<Key>;
+};
+
+/** The environment variables that give these settings these values (for a function's environment). */
+export const toEnvironment = (values: { readonly [Key in SettingKey]?: SettingValue<Key> }): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(values)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => {
+        const { name, format } = SETTINGS[key as SettingKey] as Setting<string, unknown>;
+        return [name, format(value)];
+      }),
+  );

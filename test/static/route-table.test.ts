@@ -1,0 +1,25 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AUTHORIZER, ROUTES } from '../../shared/api/routes';
+import { PROJECT_ROOT } from '../support/source-files';
+
+/**
+ * The route table names each handler by its file (the stack bundles that file, the local server
+ * imports it): every entry must be a module under functions/ that exports a `handler` function.
+ */
+describe('the route table', () => {
+  const entries = [...ROUTES.map(({ name, entry }) => ({ name, entry })), AUTHORIZER];
+
+  it.each(entries)('$name: $entry is a module of functions/ exporting handler', async ({ entry }) => {
+    expect(entry).toMatch(/^functions\/[\w-]+\/[\w-]+\.ts$/);
+    expect(existsSync(join(PROJECT_ROOT, entry))).toBe(true);
+    const module = await import(join(PROJECT_ROOT, entry));
+    expect(typeof module.handler).toBe('function');
+  });
+
+  it('gives each route its own name, and each method and path one route', () => {
+    expect(new Set(ROUTES.map((route) => route.name)).size).toBe(ROUTES.length);
+    expect(new Set(ROUTES.map((route) => `${route.method} ${route.path}`)).size).toBe(ROUTES.length);
+  });
+});

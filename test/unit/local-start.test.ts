@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { LocalStartError, parseLocalOptions, readyReport } from '../../local/start';
+
+describe('npm start, step by step', () => {
+  it('asks for the help text with --help or -h', () => {
+    expect(parseLocalOptions(['--help'], {})).toBeUndefined();
+    expect(parseLocalOptions(['-h'], {})).toBeUndefined();
+  });
+
+  it('runs with the documented defaults when nothing is set', () => {
+    const options = parseLocalOptions([], {});
+    expect(options).toMatchObject({
+      port: 3000,
+      dataDir: '.data',
+      dynamodbEndpoint: undefined,
+      dynamodbPort: undefined,
+      dynamodbHost: undefined,
+      tables: { books: 'books', auth: 'auth' },
+      realm: 'books',
+      publicReads: false,
+      users: [{ username: 'demo', password: 'demo' }],
+    });
+    expect(options?.nonceSecret).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    expect(options?.functionEnvironment).toEqual({
+      BOOKS_TABLE_NAME: 'books',
+      AUTH_TABLE_NAME: 'auth',
+      AUTH_REALM: 'books',
+      NONCE_SECRET: options?.nonceSecret,
+      PUBLIC_READS: 'false',
+      DIGEST_ALGORITHM: 'MD5',
+      BASIC_CHALLENGE: 'last',
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+  });
+
+  it('takes every option from the environment, and hands the handlers theirs', () => {
+    const options = parseLocalOptions([], {
+      PORT: '8080',
+      DATA_DIR: '/tmp/books',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      DYNAMODB_PORT: '8001',
+      DYNAMODB_HOST: '172.17.0.1',
+      BOOKS_TABLE_NAME: 'b',
+      AUTH_TABLE_NAME: 'a',
+      AUTH_REALM: 'staff',
+      PUBLIC_READS: 'true',
+      NONCE_SECRET: 'k',
+      DIGEST_ALGORITHM: 'SHA-256',
+      BASIC_CHALLENGE: 'none',
+      LOCAL_USERS: 'ann:x:y,bob:z',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_DISABLED: 'false',
+    });
+    expect(options).toMatchObject({
+      port: 8080,
+      dataDir: '/tmp/books',
+      dynamodbEndpoint: 'http://127.0.0.1:8000',
+      dynamodbPort: 8001,
+      dynamodbHost: '172.17.0.1',
+      tables: { books: 'b', auth: 'a' },
+      realm: 'staff',
+      publicReads: true,
+      nonceSecret: 'k',
+      users: [
+        { username: 'ann', password: 'x:y' },
+        { username: 'bob', password: 'z' },
+      ],
+      functionEnvironment: {
+        BOOKS_TABLE_NAME: 'b',
+        AUTH_TABLE_NAME: 'a',
+        AUTH_REALM: 'staff',
+        NONCE_SECRET: 'k',
+        PUBLIC_READS: 'true',
+        DIGEST_ALGORITHM: 'SHA-256',
+        BASIC_CHALLENGE: 'none',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_METRICS_DISABLED: 'false',
+      },
+    });
+  });
+
+  it.each([
+    [{ PORT: 'http' }, 'PORT must be a port number, got "http"'],
+    [{ PORT: '65536' }, 'PORT must be a port number, got "65536"'],
+    [{ DYNAMODB_PORT: '0' }, 'DYNAMODB_PORT must be a port number, got "0"'],
+    [{ DYNAMODB_HOST: 'localhost' }, 'DYNAMODB_HOST must be an IP address of this machine, got "localhost"'],
+    [{ LOCAL_USERS: 'nobody' }, 'LOCAL_USERS entry "nobody" is not name:password'],
+    [{ DIGEST_ALGORITHM: 'SHA-1' }, 'DIGEST_ALGORITHM "SHA-1" is not valid'],
+    [{ PUBLIC_READS: 'yes' }, 'PUBLIC_READS "yes" is not valid'],
+  ])('refuses %o before starting anything', (env, message) => {
+    expect(() => parseLocalOptions([], env)).toThrow(LocalStartError);
+    expect(() => parseLocalOptions([], env)).toThrow(message);
+  });
+
+  it('reports where it listens, the realm, the users by name and who may read', () => {
+    const options = parseLocalOptions([], { LOCAL_USERS: 'demo:demo,ann:secret', PORT: '3001' });
+    expect(options && readyReport(options)).toEqual([
+      'Book Library API listening on http://127.0.0.1:3001/api/books',
+      'Realm "books", users: demo:demo, ann',
+      'Every /api/books route needs credentials (Basic or Digest).',
+    ]);
+    const open = parseLocalOptions([], { PUBLIC_READS: 'true', LOCAL_USERS: '' });
+    expect(open && readyReport(open)).toEqual([
+      'Book Library API listening on http://127.0.0.1:3000/api/books',
+      'Realm "books", users: none',
+      'GET routes are public; writes need credentials.',
+    ]);
+  });
+});
