@@ -24,7 +24,7 @@ export interface CapacityRow {
 }
 
 export interface CapacityResults {
-  /** The commit whose code produced the rows. */
+  /** Which code produced the rows: `this run`, or the layout a baseline was recorded from. */
   source: string;
   requestsPerScenario: number;
   rows: CapacityRow[];
@@ -36,7 +36,7 @@ const stamp = '2026-01-01T00:00:00.000Z';
  * Runs each route's DynamoDB traffic through the store (what the handlers send, nothing else) behind
  * the metering proxy, and turns what it saw into each scenario's ceiling: the request rate at which
  * the hottest partition key or item reaches DynamoDB's per-partition limit. The same code runs on
- * an older commit to record that layout's figures (bench/capacity-baseline.json).
+ * an older layout's code to record its figures (bench/capacity-baseline.json).
  */
 export const measureCapacity = async (
   meter: DynamoMeter,
@@ -157,7 +157,7 @@ export const renderCapacity = (current: CapacityResults, baseline: CapacityResul
     ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'right'],
   );
   return [
-    `Ceilings from ${current.requestsPerScenario} metered requests per scenario: the request rate at which the hottest partition key reaches 1,000 WCU/s or 3,000 RCU/s, or one item 1,000 WCU/s (DynamoDB's per-partition limits; it never splits an item). Old layout: ${baseline ? `recorded from commit ${baseline.source} by this same model (bench/capacity-baseline.json)` : 'not recorded'}. Hottest key share: that key's part of all write units (table and index keys).`,
+    `Ceilings from ${current.requestsPerScenario} metered requests per scenario: the request rate at which the hottest partition key reaches 1,000 WCU/s or 3,000 RCU/s, or one item 1,000 WCU/s (DynamoDB's per-partition limits; it never splits an item). Old layout: ${baseline ? `${baseline.source}, recorded by this same model (bench/capacity-baseline.json)` : 'not recorded'}. Hottest key share: that key's part of all write units (table and index keys).`,
     '',
     table,
   ].join('\n');
@@ -171,7 +171,7 @@ export const readCapacityBaseline = (root: string): CapacityResults | undefined 
   }
 };
 
-/** `tsx bench/capacity.ts <source> [requests]`: the JSON of one run, to record a baseline from another commit. */
+/** `tsx bench/capacity.ts <source> [requests]`: the JSON of one run, to record a baseline from another layout's code. */
 if (process.argv[1]?.endsWith('capacity.ts') && process.argv[2] !== undefined) {
   const database = await startDynamoDbLocal();
   const meter = await startDynamoMeter(database.endpoint);

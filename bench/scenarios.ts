@@ -1,6 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type GetCommandOutput,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { userRecord } from '../admin/user-records';
 import { ha1 } from '../shared/auth/digest';
 import { NONCE_KEY_NAME } from '../shared/auth/nonce';
@@ -83,194 +89,236 @@ const bookRequest = (method: string, id: number, body?: unknown): ApiRequest => 
 
 const claimKey = isbnClaimKey;
 
-export const scenarios = ({ client, books: table, auth }: BenchTables): Scenario[] => {
-  const store = new DynamoBookStore(client, table);
-  let pool: Book[] = []; // existing books for reads and updates
-  let doomed: Book[] = []; // books the delete scenario removes, handler first half, raw second half
+/**
+ * What the scenarios share: the tables, the store that makes their fixtures, the pool of existing
+ * books that reads and updates use, and the raw SDK calls more than one scenario makes.
+ */
+export interface BenchFixtures extends BenchTables {
+  store: DynamoBookStore;
+  /** Creates the pool of 200 books once. */
+  ensurePool(): Promise<void>;
+  /** The pool's book for request `i`. */
+  pick(i: number): Book;
+  /** A strongly consistent GetItem of a book. */
+  getItem(id: number): Promise<GetCommandOutput>;
+  /** Get, then a conditional Put of the next version: what PUT and PATCH do when the ISBN is kept. */
+  rawReplace(id: number, change: Record<string, unknown>): Promise<void>;
+}
 
+export const benchFixtures = (tables: BenchTables): BenchFixtures => {
+  const { client, books: table } = tables;
+  const store = new DynamoBookStore(client, table);
+  let pool: Book[] = [];
   const getItem = (id: number) =>
     client.send(new GetCommand({ TableName: table, Key: bookKey(id), ConsistentRead: true }));
-
-  const ids = new IdBlockAllocator(client, table);
-
-  /** Get, then a conditional Put of the next version: what PUT and PATCH do when the ISBN is kept. */
-  const rawReplace = async (id: number, change: Record<string, unknown>) => {
-    const { Item } = await getItem(id);
-    if (!Item) throw new Error(`raw replace: book ${id} missing`);
-    await client.send(
-      new PutCommand({
-        TableName: table,
-        Item: { ...Item, ...change, updatedAt: new Date().toISOString(), version: Item.version + 1 },
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':version': Item.version },
-      }),
-    );
-  };
-
-  const ensurePool = async () => {
-    if (pool.length === 0) pool = await createBooks(store, 'pool', 200);
-  };
-  const pick = (i: number) => pool[i % pool.length] as Book;
-
-  return [
-    {
-      function: 'GetBook',
-      label: 'GET /api/books/{id}',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: (i) => proxyEvent(bookRequest('GET', pick(i).id)),
-      raw: (i) => getItem(pick(i).id),
-      why: 'one strongly consistent GetItem: the book is one item',
+  return {
+    ...tables,
+    store,
+    ensurePool: async () => {
+      if (pool.length === 0) pool = await createBooks(store, 'pool', 200);
     },
-    {
-      function: 'ListBooks',
-      label: `GET /api/books?author= (${'20'} matches)`,
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { author: 'bench match' } }),
-      raw: () =>
-        Promise.all(
-          shards(INDEX_SHARDS).map((shard) =>
-            client.send(
-              new QueryCommand({
-                TableName: table,
-                IndexName: BY_AUTHOR_INDEX,
-                KeyConditionExpression: 'authorShard = :author',
-                ExpressionAttributeValues: { ':author': authorShardKey(normalizeAuthor(MATCH_AUTHOR), shard) },
-              }),
-            ),
-          ),
-        ),
-      why: `one Query per author index shard (${INDEX_SHARDS}, in parallel), merged by id: it reads the matches and nothing else`,
-    },
-    {
-      function: 'ListBooks',
-      label: 'GET /api/books?limit=20 (one page)',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { limit: '20' } }),
-      raw: () =>
-        Promise.all(
-          shards(BOOK_SHARDS).map((shard) =>
-            client.send(
-              new QueryCommand({
-                TableName: table,
-                KeyConditionExpression: 'pk = :pk',
-                ExpressionAttributeValues: { ':pk': bookPartition(shard) },
-                ConsistentRead: true,
-                Limit: Math.ceil(21 / BOOK_SHARDS) + 1,
-              }),
-            ),
-          ),
-        ),
-      why: `one strongly consistent Query per book key (${BOOK_SHARDS}, in parallel), each for about its share of limit + 1 books, merged by id`,
-    },
-    {
-      function: 'CreateBook',
-      label: 'POST /api/books',
-      expectedStatus: 201,
-      prepare: async () => {},
-      event: (i) => proxyEvent({ method: 'POST', path: '/api/books', body: bookInput('create', i) }),
-      raw: async (i) => {
-        const id = await ids.allocate();
-        const now = new Date().toISOString();
-        const item = toBookItem({ ...bookInput('raw-create', i), id, createdAt: now, updatedAt: now }, 1);
-        await client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-              {
-                Put: {
-                  TableName: table,
-                  Item: { ...claimKey(item.isbn), bookId: id },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-            ],
-          }),
-        );
-      },
-      why: 'one transaction writing the book and its ISBN claim (the claim must be atomic with the book); the id comes from the container’s block of 100, one UpdateItem per block',
-    },
-    {
-      function: 'ReplaceBook',
-      label: 'PUT /api/books/{id} (ISBN kept)',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: (i) => {
-        const book = pick(i);
-        return proxyEvent(bookRequest('PUT', book.id, { ...bookInput('pool', 0), isbn: book.isbn, title: `v${i}` }));
-      },
-      raw: (i) => rawReplace(pick(i).id, { title: `raw ${i}` }),
-      why: 'GetItem, then a conditional PutItem: the stored version, createdAt and ISBN must be read first; a transaction (3 items) only when the ISBN changes',
-    },
-    {
-      function: 'PatchBook',
-      label: 'PATCH /api/books/{id} {title}',
-      expectedStatus: 200,
-      prepare: ensurePool,
-      event: (i) => proxyEvent(bookRequest('PATCH', pick(i).id, { title: `patched ${i}` })),
-      raw: (i) => rawReplace(pick(i).id, { title: `raw patched ${i}` }),
-      why: 'as PUT: the unchanged fields come from the stored book',
-    },
-    {
-      function: 'DeleteBook',
-      label: 'DELETE /api/books/{id}',
-      expectedStatus: 204,
-      prepare: async (count) => {
-        doomed = await createBooks(store, 'doomed', count * 2);
-      },
-      event: (i) => proxyEvent(bookRequest('DELETE', (doomed[i] as Book).id)),
-      raw: async (i) => {
-        const book = doomed[doomed.length / 2 + i] as Book;
-        const { Item } = await getItem(book.id);
-        if (!Item) throw new Error(`raw delete: book ${book.id} missing`);
-        await client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: table,
-                  Key: bookKey(book.id),
-                  ConditionExpression: 'version = :version',
-                  ExpressionAttributeValues: { ':version': Item.version },
-                },
-              },
-              {
-                Delete: {
-                  TableName: table,
-                  Key: claimKey(book.isbn),
-                  ConditionExpression: 'bookId = :id',
-                  ExpressionAttributeValues: { ':id': book.id },
-                },
-              },
-            ],
-          }),
-        );
-      },
-      why: 'GetItem (which ISBN claim to release, and the version), then one transaction deleting the book and its claim',
-    },
-    {
-      function: 'Authorizer',
-      label: 'Basic credentials',
-      expectedStatus: 0,
-      prepare: async () => {
-        const { username, password, realm } = BENCH_USER;
-        await new DynamoUserStore(client, auth).put(userRecord(username, password, realm));
-        // As in a deployment that has served before: the nonce key exists, containers only read it.
-        await new DynamoSecretStore(client, auth).getOrCreate(NONCE_KEY_NAME, () => randomBytes(32).toString('base64'));
-      },
-      event: () =>
-        authorizerEvent({
-          method: 'GET',
-          path: '/api/books',
-          headers: {
-            Authorization: `Basic ${Buffer.from(`${BENCH_USER.username}:${BENCH_USER.password}`).toString('base64')}`,
-          },
+    pick: (i) => pool[i % pool.length] as Book,
+    getItem,
+    rawReplace: async (id, change) => {
+      const { Item } = await getItem(id);
+      if (!Item) throw new Error(`raw replace: book ${id} missing`);
+      await client.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...Item, ...change, updatedAt: new Date().toISOString(), version: Item.version + 1 },
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': Item.version },
         }),
-      raw: () => client.send(new GetCommand({ TableName: auth, Key: { pk: `USER#${BENCH_USER.username}` } })),
-      why: 'one GetItem for the user record; Basic needs no nonce, so nothing is written',
+      );
     },
+  };
+};
+
+export const getBookScenario = ({ ensurePool, pick, getItem }: BenchFixtures): Scenario => ({
+  function: 'GetBook',
+  label: 'GET /api/books/{id}',
+  expectedStatus: 200,
+  prepare: ensurePool,
+  event: (i) => proxyEvent(bookRequest('GET', pick(i).id)),
+  raw: (i) => getItem(pick(i).id),
+  why: 'one strongly consistent GetItem: the book is one item',
+});
+
+export const listScenarios = ({ client, books: table, ensurePool }: BenchFixtures): Scenario[] => [
+  {
+    function: 'ListBooks',
+    label: `GET /api/books?author= (${'20'} matches)`,
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { author: 'bench match' } }),
+    raw: () =>
+      Promise.all(
+        shards(INDEX_SHARDS).map((shard) =>
+          client.send(
+            new QueryCommand({
+              TableName: table,
+              IndexName: BY_AUTHOR_INDEX,
+              KeyConditionExpression: 'authorShard = :author',
+              ExpressionAttributeValues: { ':author': authorShardKey(normalizeAuthor(MATCH_AUTHOR), shard) },
+            }),
+          ),
+        ),
+      ),
+    why: `one Query per author index shard (${INDEX_SHARDS}, in parallel), merged by id: it reads the matches and nothing else`,
+  },
+  {
+    function: 'ListBooks',
+    label: 'GET /api/books?limit=20 (one page)',
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: () => proxyEvent({ method: 'GET', path: '/api/books', query: { limit: '20' } }),
+    raw: () =>
+      Promise.all(
+        shards(BOOK_SHARDS).map((shard) =>
+          client.send(
+            new QueryCommand({
+              TableName: table,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': bookPartition(shard) },
+              ConsistentRead: true,
+              Limit: Math.ceil(21 / BOOK_SHARDS) + 1,
+            }),
+          ),
+        ),
+      ),
+    why: `one strongly consistent Query per book key (${BOOK_SHARDS}, in parallel), each for about its share of limit + 1 books, merged by id`,
+  },
+];
+
+export const createBookScenario = ({ client, books: table }: BenchFixtures): Scenario => {
+  const ids = new IdBlockAllocator(client, table);
+  return {
+    function: 'CreateBook',
+    label: 'POST /api/books',
+    expectedStatus: 201,
+    prepare: async () => {},
+    event: (i) => proxyEvent({ method: 'POST', path: '/api/books', body: bookInput('create', i) }),
+    raw: async (i) => {
+      const id = await ids.allocate();
+      const now = new Date().toISOString();
+      const item = toBookItem({ ...bookInput('raw-create', i), id, createdAt: now, updatedAt: now }, 1);
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: table,
+                Item: { ...claimKey(item.isbn), bookId: id },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+    },
+    why: 'one transaction writing the book and its ISBN claim (the claim must be atomic with the book); the id comes from the container’s block of 100, one UpdateItem per block',
+  };
+};
+
+export const updateScenarios = ({ ensurePool, pick, rawReplace }: BenchFixtures): Scenario[] => [
+  {
+    function: 'ReplaceBook',
+    label: 'PUT /api/books/{id} (ISBN kept)',
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: (i) => {
+      const book = pick(i);
+      return proxyEvent(bookRequest('PUT', book.id, { ...bookInput('pool', 0), isbn: book.isbn, title: `v${i}` }));
+    },
+    raw: (i) => rawReplace(pick(i).id, { title: `raw ${i}` }),
+    why: 'GetItem, then a conditional PutItem: the stored version, createdAt and ISBN must be read first; a transaction (3 items) only when the ISBN changes',
+  },
+  {
+    function: 'PatchBook',
+    label: 'PATCH /api/books/{id} {title}',
+    expectedStatus: 200,
+    prepare: ensurePool,
+    event: (i) => proxyEvent(bookRequest('PATCH', pick(i).id, { title: `patched ${i}` })),
+    raw: (i) => rawReplace(pick(i).id, { title: `raw patched ${i}` }),
+    why: 'as PUT: the unchanged fields come from the stored book',
+  },
+];
+
+/** Deletes books made for it: the handler's requests the first half, the raw calls the second. */
+export const deleteBookScenario = ({ client, books: table, store, getItem }: BenchFixtures): Scenario => {
+  let doomed: Book[] = [];
+  return {
+    function: 'DeleteBook',
+    label: 'DELETE /api/books/{id}',
+    expectedStatus: 204,
+    prepare: async (count) => {
+      doomed = await createBooks(store, 'doomed', count * 2);
+    },
+    event: (i) => proxyEvent(bookRequest('DELETE', (doomed[i] as Book).id)),
+    raw: async (i) => {
+      const book = doomed[doomed.length / 2 + i] as Book;
+      const { Item } = await getItem(book.id);
+      if (!Item) throw new Error(`raw delete: book ${book.id} missing`);
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: table,
+                Key: bookKey(book.id),
+                ConditionExpression: 'version = :version',
+                ExpressionAttributeValues: { ':version': Item.version },
+              },
+            },
+            {
+              Delete: {
+                TableName: table,
+                Key: claimKey(book.isbn),
+                ConditionExpression: 'bookId = :id',
+                ExpressionAttributeValues: { ':id': book.id },
+              },
+            },
+          ],
+        }),
+      );
+    },
+    why: 'GetItem (which ISBN claim to release, and the version), then one transaction deleting the book and its claim',
+  };
+};
+
+export const basicAuthorizerScenario = ({ client, auth }: BenchFixtures): Scenario => ({
+  function: 'Authorizer',
+  label: 'Basic credentials',
+  expectedStatus: 0,
+  prepare: async () => {
+    const { username, password, realm } = BENCH_USER;
+    await new DynamoUserStore(client, auth).put(userRecord(username, password, realm));
+    // As in a deployment that has served before: the nonce key exists, containers only read it.
+    await new DynamoSecretStore(client, auth).getOrCreate(NONCE_KEY_NAME, () => randomBytes(32).toString('base64'));
+  },
+  event: () =>
+    authorizerEvent({
+      method: 'GET',
+      path: '/api/books',
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${BENCH_USER.username}:${BENCH_USER.password}`).toString('base64')}`,
+      },
+    }),
+  raw: () => client.send(new GetCommand({ TableName: auth, Key: { pk: `USER#${BENCH_USER.username}` } })),
+  why: 'one GetItem for the user record; Basic needs no nonce, so nothing is written',
+});
+
+/** Every scenario the bench measures, in the order of its tables. */
+export const scenarios = (tables: BenchTables): Scenario[] => {
+  const fixtures = benchFixtures(tables);
+  return [
+    getBookScenario(fixtures),
+    ...listScenarios(fixtures),
+    createBookScenario(fixtures),
+    ...updateScenarios(fixtures),
+    deleteBookScenario(fixtures),
+    basicAuthorizerScenario(fixtures),
   ];
 };
 

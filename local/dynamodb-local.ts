@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface DynamoDbLocal {
   endpoint: string;
+  /** Its process id, for an operator who has to stop it by hand. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,10 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions = {}): Pr
     output += chunk;
   });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  // On any exit of this process that runs its handlers; the closed pipe covers the ones that do not.
+  const stopOnExit = () => child.kill('SIGTERM');
+  process.once('exit', stopOnExit);
+  void exited.then(() => process.off('exit', stopOnExit));
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   while (!(await acceptsConnections(reachableAt, port))) {
@@ -64,6 +70,7 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions = {}): Pr
 
   return {
     endpoint: `http://${reachableAt.includes(':') ? `[${reachableAt}]` : reachableAt}:${port}`,
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -153,7 +160,8 @@ const spawnLoopbackDynamoDbLocal = (port: number, host: string, path: string | n
       '-sharedDb',
       '-disableTelemetry',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // Standard input stays open as a pipe: the launcher exits when it closes, i.e. when this process ends.
+    { stdio: ['pipe', 'pipe', 'pipe'] },
   );
 };
 
@@ -169,7 +177,7 @@ export const freePort = (): Promise<number> =>
     });
   });
 
-const acceptsConnections = (host: string, port: number): Promise<boolean> =>
+export const acceptsConnections = (host: string, port: number): Promise<boolean> =>
   new Promise((done) => {
     const socket = new Socket();
     socket.once('connect', () => {

@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { FUNCTION_TIMEOUT_SECONDS } from '../shared/api/routes';
 import { matchRoute, type RouteMatch } from './route-matching';
@@ -79,8 +81,25 @@ export interface GatewayRequest {
   rawHeaders: string[];
   httpVersion: string;
   sourceIp: string;
+  /** The address the server listens on: the request context's `domainName`, the origin of every link. */
+  localAddress?: string;
   localPort?: number;
 }
+
+/** An address as the host part of a URL (an IPv6 literal in brackets). */
+const hostOf = (address: string) => (isIP(address) === 6 ? `[${address}]` : address);
+
+/**
+ * A body as API Gateway hands it to a function: text as a string; bytes that are not UTF-8 text,
+ * as it passes a binary payload, in base64 with `isBase64Encoded` (so the function sees the very
+ * bytes and refuses them, rather than text with U+FFFD in their place).
+ */
+const bodyOf = (body: Buffer): { body: string | null; isBase64Encoded: boolean } => {
+  if (body.length === 0) return { body: null, isBase64Encoded: false };
+  return isUtf8(body)
+    ? { body: body.toString('utf8'), isBase64Encoded: false }
+    : { body: body.toString('base64'), isBase64Encoded: true };
+};
 
 const forwardedHeaders = (request: GatewayRequest): Record<string, string> => ({
   'X-Forwarded-For': request.sourceIp,
@@ -122,8 +141,7 @@ export const proxyEventOf = (
     multiValueQueryStringParameters: query.multi,
     pathParameters: hasPathParameters ? match.pathParameters : null,
     stageVariables: null,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    ...bodyOf(body),
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -147,7 +165,8 @@ export const proxyEventOf = (
         userAgent: firstHeader(request.rawHeaders, 'user-agent') ?? null,
         userArn: null,
       },
-      domainName: firstHeader(request.rawHeaders, 'host') ?? '127.0.0.1',
+      // The server's own address, never the client's Host (on AWS: the API's own domain name).
+      domainName: hostOf(request.localAddress ?? '127.0.0.1'),
       path: url.pathname,
       stage: 'local',
       requestId: randomUUID(),
@@ -166,6 +185,7 @@ export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, m
       rawHeaders: request.rawHeaders,
       httpVersion: request.httpVersion,
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      ...(request.socket.localAddress && { localAddress: request.socket.localAddress }),
       localPort: request.socket.localPort,
     },
     url,
@@ -180,7 +200,8 @@ export interface DescribedRequest {
   target: string;
   /** Header values as text; they travel as UTF-8, as curl and browsers send them. */
   headers?: Record<string, string>;
-  body?: string;
+  /** Text travels as UTF-8; bytes as they are. */
+  body?: string | Buffer;
 }
 
 /**
@@ -200,9 +221,9 @@ export const proxyEventFor = (request: DescribedRequest): APIGatewayProxyEvent |
     Buffer.from(value, 'utf8').toString('latin1'),
   ]);
   return proxyEventOf(
-    { rawHeaders, httpVersion: '1.1', sourceIp: '127.0.0.1', localPort: 3000 },
+    { rawHeaders, httpVersion: '1.1', sourceIp: '127.0.0.1', localAddress: '127.0.0.1', localPort: 3000 },
     url,
-    Buffer.from(request.body ?? '', 'utf8'),
+    Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body ?? '', 'utf8'),
     match,
   );
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type {
   APIGatewayAuthorizerResult,
@@ -9,9 +10,11 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import pLimit from 'p-limit';
 import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
 import { DEFAULTS } from '../shared/config';
-import { empty, failure, internalError } from '../shared/http/responses';
+import { isValidHostHeader } from '../shared/http/origin';
+import { empty, failure, internalError, validationFailure } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import {
   GATEWAY_MAX_BODY_BYTES,
@@ -21,7 +24,7 @@ import {
   toProxyEvent,
   writeResult,
 } from './gateway';
-import { matchRoute } from './route-matching';
+import { matchRoute, type RouteMatch } from './route-matching';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (
@@ -40,9 +43,47 @@ export interface LocalServerOptions {
   ready?: Promise<void>;
   /** Print one line per request. */
   log?: (line: string) => void;
+  /** The connection limits; the defaults are LOCAL_SERVER_LIMITS. */
+  limits?: Partial<LocalServerLimits>;
 }
 
-class BodyTooLargeError extends Error {}
+/** How long a client may take, and how many may be connected at once (docs/operations.md). */
+export interface LocalServerLimits {
+  /** From connection (or the previous request) to the end of the request's headers. */
+  headersTimeoutMs: number;
+  /** From connection to the last byte of the body: a stalled upload is answered 408 and dropped. */
+  requestTimeoutMs: number;
+  /** Connections open at once; more are closed as they arrive. */
+  maxConnections: number;
+  /**
+   * Function invocations (authorizer and handler) run at once; further requests wait for a free one
+   * before their function's clock starts. On Lambda every invocation has a container of its own; here
+   * they share one process and one DynamoDB Local, and without a bound a burst of requests makes
+   * them all wait on each other until they time out.
+   */
+  maxConcurrentInvocations: number;
+}
+
+/**
+ * API Gateway gives a whole request 29 s at most (its integration timeout) and keeps no connection
+ * waiting for a slow client; these keep a stalled or half-sent request from holding memory and a
+ * connection for minutes, as Node's defaults (60 s for headers, 300 s for the request) would.
+ */
+export const LOCAL_SERVER_LIMITS: LocalServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 512,
+  maxConcurrentInvocations: 32,
+};
+
+class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+/** The client closed the connection, or the server dropped it for its time limit, before the body ended. */
+class RequestAbortedError extends Error {
+  override readonly name = 'RequestAbortedError';
+}
 
 const readBody = (request: IncomingMessage): Promise<Buffer> =>
   new Promise((done, fail) => {
@@ -59,16 +100,92 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
       chunks.push(chunk);
     });
     request.once('end', () => done(Buffer.concat(chunks)));
-    request.once('error', fail);
+    // A request's errors are its connection's (reset, aborted, dropped for its time limit); after
+    // 'end' these change nothing, before it the body will never be complete.
+    request.once('error', () => fail(new RequestAbortedError()));
+    request.once('close', () => fail(new RequestAbortedError()));
   });
 
 /**
+ * The request target as a path and query. Node passes the request line's target as sent: `//`,
+ * `*` or an absolute URL are not paths a relative URL parser takes; anything that does not parse
+ * is undefined (the gateway's 404, as for any path it has no route for).
+ */
+const requestTarget = (target: string | undefined): URL | undefined => {
+  if (!target) return undefined;
+  try {
+    const url = target.startsWith('/') ? new URL(`http://gateway${target}`) : new URL(target);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Every Host value the client sent, as text (a server may get several from a hostile client). */
+const hostValues = (request: IncomingMessage): string[] => {
+  const values: string[] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if ((request.rawHeaders[i] as string).toLowerCase() === 'host') values.push(request.rawHeaders[i + 1] as string);
+  }
+  return values;
+};
+
+const MALFORMED_HOST = 'Host must be a host name or IP address, optionally with a port';
+
+/**
+ * Writes a result; a result that cannot be written (a header value Node refuses) becomes the logged
+ * generic 500 instead, and a response that broke off after its headers ends the connection. Never a
+ * throw: a bad response must not take the process down.
+ */
+const writeSafely = (response: ServerResponse, result: APIGatewayProxyResult): number => {
+  try {
+    writeResult(response, result);
+    return result.statusCode;
+  } catch (error) {
+    console.error(`[${randomUUID()}] response could not be written`, error);
+    if (response.headersSent) {
+      response.destroy();
+      return result.statusCode;
+    }
+    for (const name of response.getHeaderNames()) response.removeHeader(name);
+    writeResult(response, internalError());
+    return 500;
+  }
+};
+
+/**
+ * What Node's parser refused before any handler saw the request (a control character in a header,
+ * a malformed request line, headers past Node's own 16 KiB, a request past its time limit), in the
+ * contract's JSON shapes rather than Node's bare status lines; the connection is closed after it.
+ */
+const answerUnparsable = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const result =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? failure(431, 'Request headers are too large')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? failure(408, 'The request did not arrive in time')
+        : validationFailure({ request: 'The request is not valid HTTP/1.1' });
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(result.body)}`,
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${result.body}`);
+};
+
+/**
  * An HTTP server that behaves like the deployed REST API: it resolves routes from the route table,
- * answers unknown routes and oversized payloads itself, and invokes the very handler modules that
- * Lambda runs with the proxy event API Gateway would build.
+ * answers unknown routes, malformed hosts and oversized payloads itself, and invokes the very
+ * handler modules that Lambda runs with the proxy event API Gateway would build.
  */
 export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   const root = options.root ?? process.cwd();
+  const limits = { ...LOCAL_SERVER_LIMITS, ...options.limits };
   const modules = new Map<string, Promise<unknown>>();
   const loadHandler = <T>(entry: string): Promise<T> => {
     let handler = modules.get(entry);
@@ -79,25 +196,15 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     return handler as Promise<T>;
   };
 
-  const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult> => {
-    await options.ready;
-    if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
-      request.resume();
-      return failure(431, 'Request headers are too large');
-    }
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const match = matchRoute(request.method ?? '', url.pathname);
-    if (!match) {
-      request.resume();
-      return empty(404);
-    }
-    let body: Buffer;
-    try {
-      body = await readBody(request);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return failure(413, 'Request body is too large');
-      throw error;
-    }
+  const invocation = pLimit(limits.maxConcurrentInvocations);
+
+  /** The authorizer (where the route needs it), then the handler, with the events API Gateway would send. */
+  const invoke = async (
+    request: IncomingMessage,
+    url: URL,
+    body: Buffer,
+    match: RouteMatch,
+  ): Promise<APIGatewayProxyResult> => {
     const event = toProxyEvent(request, url, body, match);
     if (requiresAuth(match.route, options.publicReads ?? false)) {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
@@ -111,19 +218,59 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     return handler(event, context);
   };
 
-  return createServer((request: IncomingMessage, response: ServerResponse) => {
-    const started = performance.now();
-    serve(request)
-      .catch((error: unknown) => {
-        // What API Gateway's DEFAULT_5XX response gives when a function fails outright.
-        console.error(`[${randomUUID()}] handler failed`, error);
-        return internalError();
-      })
-      .then((result) => {
-        writeResult(response, result);
-        options.log?.(
-          `${request.method} ${request.url} ${result.statusCode} ${Math.round(performance.now() - started)}ms`,
-        );
-      });
-  });
+  const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult> => {
+    await options.ready;
+    if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
+      request.resume();
+      return failure(431, 'Request headers are too large');
+    }
+    // Links are built on the server's own origin, never on Host; a malformed one is still refused,
+    // as a gateway cannot route it (on AWS such a request never reaches the API).
+    if (!hostValues(request).every((host) => isValidHostHeader(host))) {
+      request.resume();
+      return validationFailure({ host: MALFORMED_HOST });
+    }
+    const url = requestTarget(request.url);
+    const match = url && matchRoute(request.method ?? '', url.pathname);
+    if (!url || !match) {
+      request.resume();
+      return empty(404);
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(request);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return failure(413, 'Request body is too large');
+      throw error;
+    }
+    return invocation(() => invoke(request, url, body, match));
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node looks for requests past those limits (30 s by default, longer than the limits).
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    (request: IncomingMessage, response: ServerResponse) => {
+      const started = performance.now();
+      serve(request)
+        .catch((error: unknown) => {
+          if (error instanceof RequestAbortedError) return undefined; // nobody left to answer
+          // What API Gateway's DEFAULT_5XX response gives when a function fails outright.
+          console.error(`[${randomUUID()}] handler failed`, error);
+          return internalError();
+        })
+        .then((result) => {
+          if (!result) return;
+          const status = writeSafely(response, result);
+          options.log?.(`${request.method} ${request.url} ${status} ${Math.round(performance.now() - started)}ms`);
+        })
+        .catch((error: unknown) => console.error(`[${randomUUID()}] request could not be answered`, error));
+    },
+  );
+  server.maxConnections = limits.maxConnections;
+  server.on('clientError', answerUnparsable);
+  return server;
 };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { parseUserList, userRecord } from '../admin/user-records';
@@ -7,8 +7,8 @@ import { DEFAULTS, ENV, type Environment, readSetting, toEnvironment } from '../
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
-import { endpointFile } from './endpoint-file';
 import { createLocalServer } from './server';
+import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
 import { DEFAULT_TABLE_NAMES, ensureTables, type TableNames } from './tables';
 
 /*
@@ -176,7 +176,7 @@ export const setUpLocalService = async (
     stop: async () => {
       server.close();
       server.closeAllConnections();
-      if (service.database) rmSync(endpointFile(options.dataDir), { force: true });
+      if (service.database) forgetDatabase(options.dataDir);
       await service.database?.stop();
     },
   };
@@ -184,6 +184,13 @@ export const setUpLocalService = async (
 };
 
 const startDatabase = async (options: LocalOptions, log: (line: string) => void) => {
+  const removed = await checkForStaleDatabase(options.dataDir).catch((error: Error) => {
+    throw new LocalStartError(
+      error instanceof StaleDatabaseError ? error.message : `cannot read ${options.dataDir}: ${error.message}`,
+      { cause: error },
+    );
+  });
+  if (removed) log(`Removed the address of a DynamoDB Local that no longer runs (${options.dataDir})`);
   log(`Starting DynamoDB Local (data in ${options.dataDir}) ...`);
   const database = await startDynamoDbLocal({
     dataDir: options.dataDir,
@@ -197,7 +204,7 @@ const startDatabase = async (options: LocalOptions, log: (line: string) => void)
   });
   log(`DynamoDB Local at ${database.endpoint}`);
   mkdirSync(options.dataDir, { recursive: true });
-  writeFileSync(endpointFile(options.dataDir), database.endpoint);
+  recordDatabase(options.dataDir, database);
   return database;
 };
 
@@ -251,6 +258,14 @@ export const runUntilSignalled = (service: LocalService, log: (line: string) => 
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // The server answers every request's failure itself; whatever still escapes ends the process, with
+  // DynamoDB Local and the files that name it, rather than leaving them behind.
+  const crash = (error: unknown) => {
+    console.error('error: the local server failed and stops', error);
+    void service.stop().finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
 };
 
 /** Step 5: what is running, where, and for whom. */

@@ -1,6 +1,6 @@
 import { parseBookId, parseBookPatch } from '../../shared/books/schemas';
 import { httpHandler } from '../../shared/http/http-handler';
-import { jsonBody } from '../../shared/http/json-body';
+import { jsonBody, MERGE_PATCH_MEDIA_TYPE } from '../../shared/http/json-body';
 import { ok } from '../../shared/http/responses';
 import { bookService } from './wiring';
 
@@ -9,5 +9,5 @@ export const handler = httpHandler(
     const id = parseBookId(event.pathParameters.id);
     return ok(await bookService().patch(id, parseBookPatch(event.body)));
   },
-  { use: [jsonBody()] },
+  { use: [jsonBody({ alsoAccept: [MERGE_PATCH_MEDIA_TYPE] })] },
 );

@@ -8,11 +8,11 @@ const DOCUMENT_PATH = '/api/openapi.json';
 
 let document: OpenApiDocument | undefined;
 
-/** Public: the OpenAPI 3.1 document, built once per container; the server URL is the one the client called. */
+/** Public: the OpenAPI 3.1 document, built once per container; the server URL is the gateway's own origin (see requestUrl), never the client's Host. */
 export const handler = httpHandler(async (event) => {
   document ??= buildOpenApiDocument({ publicReads: readSetting('publicReads') });
   const url = requestUrl(event);
   const serverUrl = url.endsWith(DOCUMENT_PATH) ? url.slice(0, -DOCUMENT_PATH.length) : undefined;
-  // A client-chosen Host header must not turn `servers` into something that is not a URL.
+  // Without a usable origin the URL is a bare path: the document then names no server.
   return ok(serverUrl && URL.canParse(serverUrl) ? { ...document, servers: [{ url: serverUrl }] } : document);
 });

@@ -30,7 +30,23 @@ export const parseAuthorization = (header: string): Credentials => {
     return { scheme, token };
   }
   if (scheme !== 'digest') return { scheme: 'other', name: scheme };
-  return { scheme, params: parseParams(reader) };
+  const params = parseParams(reader);
+  checkEchoedParams(params);
+  return { scheme, params };
+};
+
+/**
+ * `cnonce` is sent back in `Authentication-Info`, a response header, so it must fit RFC 7616's
+ * grammar there too: a quoted-string of visible ASCII, spaces and tabs (RFC 9110 §5.6.4). Its
+ * obs-text (bytes above 0x7F) is refused: the echo could not carry such text as the client sent it.
+ */
+const ECHOED_TEXT = /^[\t\x20-\x7e]*$/;
+
+const checkEchoedParams = (params: ReadonlyMap<string, string>) => {
+  const cnonce = params.get('cnonce');
+  if (cnonce !== undefined && !ECHOED_TEXT.test(cnonce)) {
+    throw new MalformedAuthorizationError('cnonce outside the quoted-string grammar');
+  }
 };
 
 const parseParams = (reader: Reader): Map<string, string> => {

@@ -22,3 +22,11 @@ export class DuplicateIsbnError extends Error {
     super(`ISBN ${isbn} is already in use`);
   }
 }
+
+/**
+ * A write to a book kept meeting concurrent writes to it until the store's retries ran out: nothing
+ * was written, and the same request may succeed a moment later. Thrown by the book store.
+ */
+export class ConcurrentUpdateError extends Error {
+  override readonly name = 'ConcurrentUpdateError';
+}

@@ -23,6 +23,19 @@ const present = (message: string) => documentedAs(v.check(isPresent, message), {
  */
 export const NON_BLANK = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 
+/**
+ * Text that UTF-8 can carry: no unpaired surrogate (a JSON `"\ud800"` decodes to one). DynamoDB
+ * stores strings as UTF-8, so such a string would be stored altered (DynamoDB Local writes `?`) or
+ * refused. JSON Schema's `type: string` already means Unicode text, so the document adds nothing.
+ */
+export const isWellFormed = (text: string): boolean => !/\p{Surrogate}/u.test(text);
+
+const wellFormed = (message: string) =>
+  documentedAs(
+    v.check((text: string) => isWellFormed(text), message),
+    {},
+  );
+
 /** At most `max` Unicode code points, counted as JSON Schema's `maxLength` counts them. */
 const maxCodePoints = (max: number, message: string) =>
   documentedAs(
@@ -37,6 +50,7 @@ const requiredText = (label: string, maxLength: number) => {
     v.unknown(),
     present(required),
     v.string(`${label} must be a string`),
+    wellFormed(`${label} must be valid Unicode text`),
     v.regex(NON_BLANK, required),
     maxCodePoints(maxLength, `${label} must be at most ${maxLength} characters`),
   );
@@ -111,7 +125,13 @@ const YearQuerySchema = v.pipe(
  * The OpenAPI document lists one parameter per entry, so a field added here is documented too.
  */
 export const BookQuerySchema = v.object({
-  author: v.exactOptional(v.pipe(v.string(), v.description('Equal ignoring case (Unicode NFC, no trimming)'))),
+  author: v.exactOptional(
+    v.pipe(
+      v.string(),
+      v.description('Equal ignoring case (Unicode NFC, no trimming)'),
+      wellFormed('Author must be valid Unicode text'),
+    ),
+  ),
   year: v.exactOptional(YearQuerySchema),
   limit: v.exactOptional(
     v.pipe(

@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
-import { BookNotFoundError, DuplicateIsbnError, ValidationError } from '../books/errors';
+import { BookNotFoundError, ConcurrentUpdateError, DuplicateIsbnError, ValidationError } from '../books/errors';
 import { logger } from '../observability/logger';
 import { HttpError } from './errors';
-import { empty, failure, internalError, validationFailure } from './responses';
+import { contendedWrite, empty, failure, internalError, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';
 
 /** The contract's response for an error, or undefined when the error is not the client's doing. */
@@ -11,6 +11,8 @@ export const responseForError = (error: unknown): HttpResponse | undefined => {
   if (error instanceof BookNotFoundError) return empty(404);
   if (error instanceof DuplicateIsbnError) return empty(409);
   if (error instanceof HttpError) return failure(error.statusCode, error.message);
+  // Contention is nobody's fault and passes: 503 + Retry-After, not the unexpected-error 500.
+  if (error instanceof ConcurrentUpdateError) return contendedWrite();
   return undefined;
 };
 
@@ -18,6 +20,13 @@ export const responseForError = (error: unknown): HttpResponse | undefined => {
 export const errorResponses = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
   onError: async (request) => {
     const known = responseForError(request.error);
+    if (request.error instanceof ConcurrentUpdateError) {
+      // Not the client's doing and not a fault either; operators still want to see how often it happens.
+      logger.warn('Write gave up under contention', {
+        error: request.error,
+        awsRequestId: request.context?.awsRequestId,
+      });
+    }
     if (known) {
       request.response = known;
       return;

@@ -20,7 +20,7 @@ export class UnsupportedMediaTypeError extends HttpError {
   override readonly name = 'UnsupportedMediaTypeError';
   readonly statusCode = 415;
   constructor() {
-    super('Content-Type must be application/json');
+    super('Content-Type must be application/json, in UTF-8');
   }
 }
 

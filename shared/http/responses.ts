@@ -26,8 +26,20 @@ const timestamp = () => new Date().toISOString();
 /** The spec's 400 body. */
 export const validationFailure = (errors: FieldErrors) => json(400, { timestamp: timestamp(), status: 400, errors });
 
-/** The spec's shape for every other error with a body (413, 415, 500). */
+/** The spec's shape for every other error with a body (413, 415, 500, 503). */
 export const failure = (status: number, message: string) => json(status, { timestamp: timestamp(), status, message });
+
+export const CONTENDED_WRITE_MESSAGE =
+  'The book is being changed by other requests at this moment; nothing was written, try again';
+
+/** Seconds a client is asked to wait before it repeats a write that lost its races. */
+export const CONTENDED_RETRY_AFTER_SECONDS = 1;
+
+/** A write that kept losing races until its retries ran out: nothing written, worth repeating shortly. */
+export const contendedWrite = () => ({
+  ...failure(503, CONTENDED_WRITE_MESSAGE),
+  headers: { 'Content-Type': 'application/json', 'Retry-After': String(CONTENDED_RETRY_AFTER_SECONDS) },
+});
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
 

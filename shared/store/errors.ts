@@ -5,10 +5,12 @@ export class IdSpaceExhaustedError extends Error {
   override readonly name = 'IdSpaceExhaustedError';
 }
 
-/** Gave up after the retry helper's attempts at a write that kept meeting concurrent changes. */
-export class ConcurrentUpdateError extends Error {
-  override readonly name = 'ConcurrentUpdateError';
-}
+/**
+ * Gave up after the retry helper's attempts at a write that kept meeting concurrent changes. Part
+ * of the book store's port (declared beside the domain's errors, so the HTTP layer maps it to 503
+ * without knowing the store); re-exported here, where the store throws it.
+ */
+export { ConcurrentUpdateError } from '../books/errors';
 
 /** Another item's state broke an invariant this store keeps (an ISBN claim missing or foreign). */
 export class StoreInvariantError extends Error {

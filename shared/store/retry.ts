@@ -3,21 +3,35 @@ import { ConcurrentUpdateError } from './errors';
 /** Optimistic writes retry when another writer changed the item in between. */
 export const MAX_WRITE_ATTEMPTS = 10;
 
+/**
+ * No retry starts once this long has passed since the first attempt. Under heavy contention (or a
+ * slow database) ten attempts could outlast the function's 10 s timeout and end in the generic 500;
+ * giving up here leaves the last attempt the rest of that time, and the client a 503 to repeat.
+ */
+export const RETRY_BUDGET_MS = 4_000;
+
 /** What an attempt returns when it lost a race and should run again on fresh state. */
 export const RETRY = Symbol('retry');
 
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
+/** Full jitter (a random share of the exponential step): writers that collided spread out instead of colliding again. */
+const backoffMs = (attempt: number) => Math.random() * 10 * 2 ** Math.min(attempt, 5);
 
 /**
  * Runs `attempt` until it returns something other than RETRY, with jittered exponential backoff in
- * between, at most MAX_WRITE_ATTEMPTS times; then ConcurrentUpdateError names what kept conflicting.
+ * between, at most MAX_WRITE_ATTEMPTS times and no retry past RETRY_BUDGET_MS; then
+ * ConcurrentUpdateError names what kept conflicting.
  */
 export const retryOnConflict = async <T>(what: string, attempt: () => Promise<T | typeof RETRY>): Promise<T> => {
+  const giveUpAt = Date.now() + RETRY_BUDGET_MS;
   for (let n = 1; n <= MAX_WRITE_ATTEMPTS; n++) {
     const outcome = await attempt();
     if (outcome !== RETRY) return outcome;
-    await backoff(n);
+    if (n === MAX_WRITE_ATTEMPTS) break;
+    const wait = backoffMs(n);
+    if (Date.now() + wait >= giveUpAt) {
+      throw new ConcurrentUpdateError(`${what} kept conflicting for ${RETRY_BUDGET_MS} ms (${n} attempts)`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
   throw new ConcurrentUpdateError(`${what} kept conflicting during ${MAX_WRITE_ATTEMPTS} attempts`);
 };

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,16 @@ const start = (env: Record<string, string>) => {
     }
   };
   return { child, exited, waitFor, output: () => output };
+};
+
+/** Whether a process exists (signal 0 only checks). */
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 const DEMO = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
@@ -92,6 +102,36 @@ describe('npm start', () => {
     expect(await read.json()).toEqual(book);
     expect(await stop(second)).toContain('Stopped.');
   }, 120_000);
+
+  it('takes its DynamoDB Local down with it however it ends, and a start on a folder still served says so', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'books-stale-'));
+    const env = { DATA_DIR: folder };
+    const first = start({ ...env, PORT: String(await freePort()) });
+    await first.waitFor('listening on');
+    const pid = Number(readFileSync(join(folder, 'dynamodb-local.pid'), 'utf8'));
+    expect(isRunning(pid)).toBe(true);
+
+    // A second start on the same folder while the first runs: refused, naming the process.
+    const second = start({ ...env, PORT: String(await freePort()) });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`a DynamoDB Local (process ${pid}) already serves ${folder}`);
+
+    // The server process alone killed outright (no handler of its runs; DynamoDB Local, its child,
+    // gets no signal): DynamoDB Local still stops, the pipe from its parent closed.
+    const server = Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+    expect(execFileSync('ps', ['-o', 'args=', '-p', String(server)], { encoding: 'utf8' })).toMatch(/local\/main\.ts/);
+    process.kill(server, 'SIGKILL');
+    const deadline = Date.now() + 20_000;
+    while (isRunning(pid) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 200));
+    expect(isRunning(pid)).toBe(false);
+
+    // The next start clears what the killed one left behind, and serves.
+    const third = start({ ...env, PORT: String(await freePort()) });
+    await third.waitFor('listening on');
+    expect(third.output()).toContain('Removed the address of a DynamoDB Local that no longer runs');
+    expect(await stop(third)).toContain('Stopped.');
+    rmSync(folder, { recursive: true, force: true });
+  }, 180_000);
 
   it('fails fast with a clear message when the port is taken', async () => {
     const blocker = createServer();

@@ -184,6 +184,50 @@ describe('injected DynamoDB faults', () => {
   });
 });
 
+describe('conflicts that outlast the retries: 503 with Retry-After, nothing written, nothing logged as an error', () => {
+  /** The contract's 503 exactly: the client may repeat the request after Retry-After. */
+  const expectContended = (response: Awaited<ReturnType<typeof call>>) => {
+    expect(response.result.statusCode).toBe(503);
+    expect(response.result.headers).toMatchObject({ 'Content-Type': 'application/json', 'Retry-After': '1' });
+    expect(response.json).toEqual({
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      status: 503,
+      message: 'The book is being changed by other requests at this moment; nothing was written, try again',
+    });
+    expect(logs.errors()).toEqual([]);
+  };
+
+  it('a create: 503, no book, no ISBN taken (the same create then succeeds)', async () => {
+    const before = await count();
+    const book = input();
+    inject('TransactWriteItemsCommand', () => cancelled('None', 'TransactionConflict'));
+    expectContended(await call('create', 'POST', '/api/books', book));
+    client.middlewareStack.remove('faultInjection');
+    expect(await count()).toBe(before);
+    expect((await call('create', 'POST', '/api/books', book)).result.statusCode).toBe(201);
+  });
+
+  it('a PATCH and a PUT keeping the ISBN: 503, the book unchanged', async () => {
+    const book = await seed();
+    inject('PutItemCommand', () => new TransactionConflictException({ message: 'conflict', $metadata: {} }));
+    expectContended(await call('patch', 'PATCH', `/api/books/${book.id}`, { title: 'Contended' }));
+    expectContended(await call('replace', 'PUT', `/api/books/${book.id}`, { ...input(), isbn: book.isbn }));
+    client.middlewareStack.remove('faultInjection');
+    expect((await call('get', 'GET', `/api/books/${book.id}`)).json).toEqual(book);
+  });
+
+  it('an ISBN move and a delete: 503, the book and its ISBN where they were', async () => {
+    const book = await seed();
+    inject('TransactWriteItemsCommand', () => cancelled('None', 'TransactionConflict', 'None'));
+    expectContended(await call('replace', 'PUT', `/api/books/${book.id}`, input()));
+    client.middlewareStack.remove('faultInjection');
+    inject('TransactWriteItemsCommand', () => cancelled('TransactionConflict', 'None'));
+    expectContended(await call('remove', 'DELETE', `/api/books/${book.id}`));
+    client.middlewareStack.remove('faultInjection');
+    expect((await call('get', 'GET', `/api/books/${book.id}`)).json).toEqual(book);
+  });
+});
+
 describe('transaction conflicts are retried by the store, not answered with 500', () => {
   it('a create that meets another transaction once succeeds, consuming one id', async () => {
     const first = await seed();
@@ -213,12 +257,17 @@ describe('transaction conflicts are retried by the store, not answered with 500'
     expect((await call('remove', 'DELETE', `/api/books/${book.id}`)).result.statusCode).toBe(204);
   });
 
-  it('a conflict that never clears ends in the generic 500 within a bounded time', async () => {
+  it('a conflict that never clears ends in 503 within a bounded time, logged once as a warning with the store’s words', async () => {
     const book = await seed();
     const fault = inject('TransactWriteItemsCommand', () => cancelled('TransactionConflict', 'None'));
     const response = await call('remove', 'DELETE', `/api/books/${book.id}`);
-    expectGeneric500(response, /kept conflicting/);
+    expect(response.result.statusCode).toBe(503);
+    expect(response.result.body).not.toMatch(/kept conflicting/);
     expect(fault.attempts).toBe(10);
     expect(response.ms).toBeLessThan(5_000);
+    const warnings = logs.lines.filter((line) => line.level === 'WARN');
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify(warnings[0])).toContain(response.requestId);
+    expect(JSON.stringify(warnings[0])).toMatch(/kept conflicting during 10 attempts/);
   });
 });

@@ -117,11 +117,26 @@ const body = fc.oneof(
   { weight: 1, arbitrary: hugeNumbers },
   { weight: 1, arbitrary: fc.constant(`{"title":"${'x'.repeat(70_000)}"}`) },
   { weight: 1, arbitrary: fc.constant(undefined) },
+  // Bytes that are not UTF-8 (the gateway hands them over in base64), and text UTF-8 cannot carry.
+  { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => Buffer.from(bytes)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('title', 'author', 'isbn'), fc.constantFrom('\\ud800', 'a\\udc00', '\\udfff\\ud83d'))
+      .map(([field, lone]) => `{"title":"T","author":"A","isbn":"lone","publicationYear":2000,"${field}":"${lone}"}`),
+  },
 );
 
 const contentType = fc.oneof(
   { weight: 10, arbitrary: fc.constant('application/json') },
   fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/xml', 'APPLICATION/JSON', ''),
+  fc.constantFrom(
+    'Application/Json; Charset="UTF-8"',
+    'application/json; charset=iso-8859-1',
+    'application/json; charset=utf-16',
+    'application/merge-patch+json',
+    'application/ld+json',
+  ),
   fc.string({ maxLength: 30 }),
   fc.constant(undefined),
 );

@@ -1,5 +1,16 @@
 import { execFile } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../tools/cli';
+import {
+  checkWrites,
+  failures,
+  formatSummary,
+  type LoadSummary,
+  parseLoadOptions,
+  runLoad,
+  setUpTarget,
+} from '../../tools/load-steps';
+import { startLocalApi } from '../support/local-api';
 
 /** `npm run load` as a user runs it: it starts npm start itself, loads it, and checks every write. */
 const load = (args: string[]) =>
@@ -30,4 +41,110 @@ describe('npm run load', () => {
     expect(remote.code).toBe(2);
     expect(remote.stderr).toContain('--url must be a loopback address');
   }, 60_000);
+});
+
+describe('npm run load, step by step', () => {
+  it('parses options: defaults, limits, --help, and only loopback targets', () => {
+    expect(parseLoadOptions([])).toEqual({
+      user: 'demo:demo',
+      requests: 6_000,
+      connections: 16,
+      timeLimitSeconds: 120,
+      json: false,
+    });
+    expect(parseLoadOptions(['--url', 'http://[::1]:3000', '--requests', '10', '--json'])).toMatchObject({
+      url: 'http://[::1]:3000',
+      requests: 10,
+      json: true,
+    });
+    expect(() => parseLoadOptions(['--requests', '100001'])).toThrow(UsageError);
+    expect(() => parseLoadOptions(['--url', 'http://example.com'])).toThrow(/loopback/);
+    expect(() => parseLoadOptions(['--url', 'not a url'])).toThrow(/must be a URL/);
+    expect(parseLoadOptions(['--help'])).toBeUndefined();
+  });
+
+  const clean: LoadSummary = {
+    requests: 12,
+    seconds: 1.5,
+    requestsPerSecond: 8,
+    latencyMs: { p50: 3, p90: 5, p99: 9, max: 11 },
+    statuses: { 200: 8, 201: 2, 204: 2 },
+    transportErrors: 0,
+    timeouts: 0,
+    fiveXx: 0,
+    created: 2,
+    deleted: 2,
+    listedBefore: 0,
+    listedAfter: 0,
+    lostWrites: [],
+    phantomBooks: [],
+    invariantViolations: [],
+    timedOut: false,
+  };
+  const limits = { requests: 12, timeLimitSeconds: 60 };
+
+  it('fails a run for each thing that went wrong, and passes a clean one', () => {
+    expect(failures(clean, limits)).toEqual([]);
+    expect(
+      failures(
+        {
+          ...clean,
+          fiveXx: 1,
+          timeouts: 2,
+          lostWrites: [4, 7],
+          phantomBooks: [9],
+          invariantViolations: ['book 4 has no ISBN claim'],
+          timedOut: true,
+        },
+        limits,
+      ),
+    ).toEqual([
+      'stopped by the 60 s time limit before 12 requests',
+      '1 responses were 5xx',
+      '0 transport errors, 2 timeouts',
+      'lost writes: books 4, 7 are missing',
+      'phantom books: 9',
+      'invariant violations: book 4 has no ISBN claim',
+    ]);
+  });
+
+  it('prints the summary as aligned lines, or as JSON with counts', () => {
+    expect(formatSummary(clean, false).split('\n')).toEqual([
+      'requests      12 in 1.5 s, 8 req/s',
+      'latency (ms)  p50 3, p90 5, p99 9, max 11',
+      'statuses      {"200":8,"201":2,"204":2}',
+      '5xx           0; transport errors 0, timeouts 0',
+      'writes        2 created, 2 deleted; listed 0 (before 0); lost 0, phantom 0',
+      'invariants    clean',
+    ]);
+    expect(JSON.parse(formatSummary({ ...clean, invariantViolations: undefined }, true))).toMatchObject({
+      requests: 12,
+      lostWrites: 0,
+      phantomBooks: 0,
+      invariantViolations: 'not checked (--url)',
+    });
+  });
+
+  describe('against a server this test started', () => {
+    let api: Awaited<ReturnType<typeof startLocalApi>>;
+    beforeAll(async () => {
+      api = await startLocalApi();
+    }, 60_000);
+    afterAll(() => api?.close());
+
+    it('sets up the target, runs the load and checks every write and the invariants', async () => {
+      const options = parseLoadOptions(['--url', `${api.baseUrl}/`, '--requests', '120', '--connections', '4']);
+      const target = await setUpTarget(options as NonNullable<typeof options>);
+      expect(target.baseUrl).toBe(api.baseUrl);
+      target.database = { endpoint: api.tables.endpoint, booksTable: api.tables.names.books };
+      const run = await runLoad(target, { requests: 120, connections: 4, timeLimitSeconds: 90 });
+      expect(run.timedOut).toBe(false);
+      expect(run.tally.created.size).toBeGreaterThan(0);
+      const summary = await checkWrites(target, run);
+      expect(summary).toMatchObject({ requests: 120, fiveXx: 0, lostWrites: [], phantomBooks: [] });
+      expect(summary.invariantViolations).toEqual([]);
+      expect(summary.listedAfter).toBe(summary.created - summary.deleted);
+      expect(failures(summary, { requests: 120, timeLimitSeconds: 90 })).toEqual([]);
+    }, 120_000);
+  });
 });

@@ -26,6 +26,9 @@ let engine: DockerEngine | undefined;
 let sam: string;
 let template: string;
 let envVars: string;
+/** The template and variables of the AWS_ENDPOINT_URL case (see its test). */
+let endpointUrlTemplate: string;
+let endpointUrlEnvVars: string;
 let localApi: ChildProcess | undefined;
 const logicalIds = new Map<string, string>();
 
@@ -102,11 +105,29 @@ beforeAll(async () => {
     90_000,
   );
   const { Parameters } = JSON.parse(readFileSync('events/sam-env.json', 'utf8'));
+  const dynamoUrl = `http://host.docker.internal:${dynamoPort}`;
   envVars = join(work, 'sam-env.json');
+  writeFileSync(envVars, JSON.stringify({ Parameters: { ...Parameters, DYNAMODB_ENDPOINT: dynamoUrl } }));
+
+  // The SDK's own endpoint variable instead of DYNAMODB_ENDPOINT: SAM passes only the variables a
+  // function declares, so a copy of the template declares AWS_ENDPOINT_URL, and DYNAMODB_ENDPOINT
+  // stays empty.
+  const { DYNAMODB_ENDPOINT: _, ...withoutEndpoint } = Parameters;
+  endpointUrlEnvVars = join(work, 'sam-env-endpoint-url.json');
   writeFileSync(
-    envVars,
-    JSON.stringify({ Parameters: { ...Parameters, DYNAMODB_ENDPOINT: `http://host.docker.internal:${dynamoPort}` } }),
+    endpointUrlEnvVars,
+    JSON.stringify({ Parameters: { ...withoutEndpoint, AWS_ENDPOINT_URL: dynamoUrl } }),
   );
+  const copy = JSON.parse(readFileSync(template, 'utf8'));
+  for (const resource of Object.values(copy.Resources as Record<string, any>))
+    if (resource.Type === 'AWS::Lambda::Function')
+      resource.Properties.Environment.Variables = {
+        ...resource.Properties.Environment.Variables,
+        DYNAMODB_ENDPOINT: '',
+        AWS_ENDPOINT_URL: '',
+      };
+  endpointUrlTemplate = join(out, 'endpoint-url.template.json');
+  writeFileSync(endpointUrlTemplate, JSON.stringify(copy));
 }, 360_000);
 
 afterAll(async () => {
@@ -116,7 +137,11 @@ afterAll(async () => {
 }, 120_000);
 
 /** `sam local invoke` of one function with one event file: the function's answer, parsed. */
-const invoke = async (functionPath: string, eventFile: string) => {
+const invoke = async (
+  functionPath: string,
+  eventFile: string,
+  setting: { template: string; envVars: string } = { template, envVars },
+) => {
   const id = logicalIds.get(functionPath);
   expect(id, `no function ${functionPath} in the template`).toBeDefined();
   const { stdout } = await exec(
@@ -126,11 +151,11 @@ const invoke = async (functionPath: string, eventFile: string) => {
       'invoke',
       id as string,
       '-t',
-      template,
+      setting.template,
       '-e',
       `events/${eventFile}`,
       '--env-vars',
-      envVars,
+      setting.envVars,
       '--add-host',
       HOST_GATEWAY,
       '--skip-pull-image',
@@ -176,6 +201,17 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
 
   it('get-book.json: 200 with the book just created', async () => {
     const response = await invoke(routeOf('get-book.json'), 'get-book.json');
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE });
+  });
+
+  it('get-book.json with AWS_ENDPOINT_URL instead of DYNAMODB_ENDPOINT: the SDK finds DynamoDB Local by itself', async () => {
+    // The SDK then looks for its shared config files in os.homedir(), which needs the image's
+    // /etc/passwd (no HOME is set in the container).
+    const response = await invoke(routeOf('get-book.json'), 'get-book.json', {
+      template: endpointUrlTemplate,
+      envVars: endpointUrlEnvVars,
+    });
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE });
   });

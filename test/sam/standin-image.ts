@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  chownSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
@@ -20,7 +21,8 @@ import { type FunctionArchitecture, machineArchitecture } from '../../infra/cons
  * `sam local` builds its invoke image from, for machines that reach no container registry. It
  * holds Node 24 (the npm registry's `node-linux-<arch>` package) with the C libraries it links
  * against (copied from this machine), a static BusyBox from Debian for the shell SAM's image build
- * runs, and a hand-written Runtime API loop (lambda-standin/runtime.mjs). The Runtime Interface
+ * runs, a hand-written Runtime API loop (lambda-standin/runtime.mjs), and the base image's users
+ * (`root` and `sbx_user1051` in lambda-standin/passwd and group) with their home directories. The Runtime Interface
  * Emulator is not part of it: SAM adds its own copy, as it does on top of AWS's image.
  */
 export const NODE_VERSION = '24.21.0';
@@ -89,8 +91,15 @@ const assembleRootFs = (root: string, scratch: string) => {
   for (const file of ['bootstrap', 'runtime.mjs']) copyFileSync(join(SOURCES, file), join(root, 'var/runtime', file));
   chmodSync(join(root, 'var/runtime/bootstrap'), 0o755);
   mkdirSync(join(root, 'etc'), { recursive: true });
-  copyFileSync(join(SOURCES, 'nsswitch.conf'), join(root, 'etc/nsswitch.conf'));
-  for (const dir of ['var/task', 'opt', 'tmp']) mkdirSync(join(root, dir), { recursive: true });
+  for (const file of ['nsswitch.conf', 'passwd', 'group']) copyFileSync(join(SOURCES, file), join(root, 'etc', file));
+  for (const dir of ['var/task', 'opt', 'tmp', 'root', 'home/sbx_user1051'])
+    mkdirSync(join(root, dir), { recursive: true });
+  // The user the runtime runs as (root under `sam local`, sbx_user1051 on AWS) has its home there:
+  // os.homedir() asks /etc/passwd when HOME is unset (the bootstrap unsets it, as Lambda sets none),
+  // and the SDK asks os.homedir() for its shared config files whenever no endpoint is given in code
+  // (AWS_ENDPOINT_URL, for one).
+  chownSync(join(root, 'home/sbx_user1051'), 993, 990);
+  chmodSync(join(root, 'home/sbx_user1051'), 0o700);
   chmodSync(join(root, 'tmp'), 0o1777);
 };
 

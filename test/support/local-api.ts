@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { userRecord } from '../../admin/user-records';
-import { createLocalServer } from '../../local/server';
+import { createLocalServer, type LocalServerLimits } from '../../local/server';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createTestTables } from './dynamodb';
 
@@ -33,13 +33,26 @@ export const prepareFunctionEnvironment = async (env: Record<string, string> = {
   return tables;
 };
 
-export const startLocalApi = async (options: { publicReads?: boolean; env?: Record<string, string> } = {}) => {
+export const startLocalApi = async (
+  options: {
+    publicReads?: boolean;
+    env?: Record<string, string>;
+    limits?: Partial<LocalServerLimits>;
+    /** Project root the handler paths are read from (a test's stand-in handlers). */
+    root?: string;
+  } = {},
+) => {
   const tables = await prepareFunctionEnvironment(options.env);
-  const server = createLocalServer({ publicReads: options.publicReads ?? false });
+  const server = createLocalServer({
+    publicReads: options.publicReads ?? false,
+    ...(options.limits && { limits: options.limits }),
+    ...(options.root && { root: options.root }),
+  });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    port,
     tables,
     close: () =>
       new Promise<void>((done) => {

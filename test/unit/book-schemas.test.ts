@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
-import { parseBookId, parseBookInput, parseBookPatch, parseBookQuery } from '../../shared/books/schemas';
+import { isWellFormed, parseBookId, parseBookInput, parseBookPatch, parseBookQuery } from '../../shared/books/schemas';
 import { errorsOf } from '../support/validation';
 
 const parseBookFilter = (query: Record<string, string> | null) => parseBookQuery(query).filter;
@@ -77,6 +77,47 @@ describe('book input (POST and PUT bodies)', () => {
 
   it.each([[null], [[]], ['text'], [42], [undefined]])('rejects a body of %j as not an object', (body) => {
     expect(errorsOf(() => parseBookInput(body))).toEqual({ body: 'Request body must be a JSON object' });
+  });
+});
+
+describe('text that UTF-8 cannot carry', () => {
+  const lone = ['\ud800', '\udfff', 'a\ud83d', '\ude00b', '\ude00\ud83d'];
+
+  it.each([
+    ['title', 'Title must be valid Unicode text'],
+    ['author', 'Author must be valid Unicode text'],
+    ['isbn', 'ISBN must be valid Unicode text'],
+  ])('refuses an unpaired surrogate in %s, in POST, PUT and PATCH bodies alike', (field, message) => {
+    for (const text of lone) {
+      expect(() => parseBookInput({ ...valid, [field]: text }), JSON.stringify(text)).toThrow(
+        expect.objectContaining({ errors: { [field]: message } }),
+      );
+      expect(() => parseBookPatch({ [field]: text })).toThrow(
+        expect.objectContaining({ errors: { [field]: message } }),
+      );
+    }
+  });
+
+  it('takes paired surrogates (characters outside the BMP) and every other character', () => {
+    expect(parseBookInput({ ...valid, title: '😀 \ud83d\ude00', author: '\uffff\u0000x', isbn: '𝟘' })).toMatchObject({
+      title: '😀 😀',
+      isbn: '𝟘',
+    });
+  });
+
+  it('refuses an unpaired surrogate in the author filter with errors.author', () => {
+    for (const text of lone) {
+      expect(() => parseBookQuery({ author: text })).toThrow(
+        expect.objectContaining({ errors: { author: 'Author must be valid Unicode text' } }),
+      );
+    }
+    expect(parseBookQuery({ author: 'Émile 😀' }).filter).toEqual({ author: 'Émile 😀' });
+  });
+
+  it('is well-formed exactly when no lone surrogate is left', () => {
+    expect(isWellFormed('')).toBe(true);
+    expect(isWellFormed('\ud83d\ude00')).toBe(true);
+    for (const text of lone) expect(isWellFormed(text), JSON.stringify(text)).toBe(false);
   });
 });
 

@@ -1,8 +1,14 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../local/gateway';
-import { BookNotFoundError, DuplicateIsbnError, ValidationError } from '../../shared/books/errors';
+import {
+  BookNotFoundError,
+  ConcurrentUpdateError,
+  DuplicateIsbnError,
+  ValidationError,
+} from '../../shared/books/errors';
 import type { HttpEvent, HttpResponse } from '../../shared/http/types';
+import { ConcurrentUpdateError as StoreConcurrentUpdateError } from '../../shared/store/errors';
 import { captureLogs } from '../support/log-capture';
 import { contextFor, proxyEventFor, type RawRequest } from '../support/proxy-event';
 
@@ -14,7 +20,7 @@ import { contextFor, proxyEventFor, type RawRequest } from '../support/proxy-eve
 // INFO: the level the functions log at, where an event logged by mistake would show.
 Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'true' });
 const { httpHandler, GIVE_UP_BEFORE_TIMEOUT_MS } = await import('../../shared/http/http-handler');
-const { jsonBody, MAX_BODY_BYTES } = await import('../../shared/http/json-body');
+const { jsonBody, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } = await import('../../shared/http/json-body');
 const { PayloadTooLargeError, ResultTooLargeError, UnsupportedMediaTypeError } = await import(
   '../../shared/http/errors'
 );
@@ -63,9 +69,24 @@ describe('errors become the contract answers', () => {
     expect(await run(failingWith(error))).toStrictEqual({ statusCode: status, headers: {}, body: '' });
   });
 
+  it('contention that outlasted the retries: 503 with Retry-After and the message, never the 500', async () => {
+    // The store throws it under this name; the HTTP layer knows it from the domain's errors.
+    expect(StoreConcurrentUpdateError).toBe(ConcurrentUpdateError);
+    const response = await run(failingWith(new ConcurrentUpdateError('Book 1 kept conflicting during 10 attempts')));
+    expect(response.statusCode).toBe(503);
+    expect(response.headers).toStrictEqual({ 'Content-Type': 'application/json', 'Retry-After': '1' });
+    expect(JSON.parse(response.body)).toStrictEqual({
+      timestamp: expect.stringMatching(ISO_MS),
+      status: 503,
+      message: 'The book is being changed by other requests at this moment; nothing was written, try again',
+    });
+    expect(response.body).not.toContain('Book 1'); // the store's wording stays in the log
+    expect(logs.errors()).toHaveLength(0);
+  });
+
   it.each([
     [new PayloadTooLargeError(65_536), 413, 'Request body must be at most 65536 bytes'],
-    [new UnsupportedMediaTypeError(), 415, 'Content-Type must be application/json'],
+    [new UnsupportedMediaTypeError(), 415, 'Content-Type must be application/json, in UTF-8'],
     [new ResultTooLargeError(), 422, new ResultTooLargeError().message],
   ])('%s: its status with timestamp, status and message', async (error, status, message) => {
     const response = await run(failingWith(error));
@@ -174,10 +195,91 @@ describe('request bodies (size, then media type, then JSON syntax)', () => {
   });
 
   it('refuses another media type with 415', async () => {
-    const response = await post('{"a":1}', 'text/plain');
-    expect(response.statusCode).toBe(415);
-    expect(JSON.parse(response.body).message).toBe('Content-Type must be application/json');
+    for (const type of [
+      'text/plain',
+      'application/jsonx',
+      'application/ld+json',
+      'application/json; foo',
+      'json',
+      '',
+    ]) {
+      const response = await post('{"a":1}', type);
+      expect(response.statusCode, type).toBe(415);
+      expect(JSON.parse(response.body).message).toBe('Content-Type must be application/json, in UTF-8');
+    }
     expect(seen).toBe('not called');
+  });
+
+  it('compares media types and the charset case-insensitively (RFC 9110 §8.3.1)', async () => {
+    for (const type of ['APPLICATION/JSON', 'Application/Json; Charset=UTF-8', 'application/json;charset="utf-8"']) {
+      seen = 'not called';
+      expect((await post('{"a":3}', type)).statusCode, type).toBe(200);
+      expect(seen).toStrictEqual({ a: 3 });
+    }
+  });
+
+  it('refuses a charset other than UTF-8 with 415, before reading the bytes in it', async () => {
+    for (const charset of ['iso-8859-1', 'utf-16', 'us-ascii', 'utf8', '']) {
+      const response = await post('{"a":1}', `application/json; charset=${charset === '' ? '""' : charset}`);
+      expect(response.statusCode, charset).toBe(415);
+    }
+    expect(seen).toBe('not called');
+  });
+
+  it('takes application/merge-patch+json only where the route says so (PATCH)', async () => {
+    expect((await post('{"a":4}', MERGE_PATCH_MEDIA_TYPE)).statusCode).toBe(415);
+    const patch = route(
+      async (event: HttpEvent) => {
+        seen = event.body;
+        return responses.ok({});
+      },
+      { use: [jsonBody({ alsoAccept: [MERGE_PATCH_MEDIA_TYPE] })] },
+    );
+    const headers = { 'Content-Type': 'application/merge-patch+json; charset=UTF-8' };
+    expect((await run(patch, eventFor({ headers, body: '{"a":5}' }))).statusCode).toBe(200);
+    expect(seen).toStrictEqual({ a: 5 });
+    const json = { 'Content-Type': 'application/json' };
+    expect((await run(patch, eventFor({ headers: json, body: '{"a":6}' }))).statusCode).toBe(200);
+  });
+
+  it('refuses bytes that are not UTF-8 with 400 and errors.body, never storing U+FFFD in their place', async () => {
+    for (const bytes of [
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]), // {"a":"é"} in Latin-1
+      Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]), // a surrogate encoded as UTF-8 (CESU-8)
+      Buffer.from([0x22, 0xc0, 0xaf, 0x22]), // an overlong "/"
+      Buffer.from([0x22, 0xe2, 0x82, 0x22]), // a truncated sequence
+    ]) {
+      const event = {
+        ...eventFor({ headers: { 'Content-Type': 'application/json' } }),
+        body: bytes.toString('base64'),
+        isBase64Encoded: true,
+      };
+      const response = await run(echo, event);
+      expect(response.statusCode, bytes.toString('hex')).toBe(400);
+      expect(JSON.parse(response.body).errors).toStrictEqual({ body: 'Request body must be valid UTF-8' });
+    }
+    expect(seen).toBe('not called');
+  });
+
+  it('counts invalid bytes as bytes: 30,000 of them are far below the limit and get 400, not 413', async () => {
+    const bytes = Buffer.concat([Buffer.from('"'), Buffer.alloc(30_000, 0xff), Buffer.from('"')]);
+    const event = {
+      ...eventFor({ headers: { 'Content-Type': 'application/json' } }),
+      body: bytes.toString('base64'),
+      isBase64Encoded: true,
+    };
+    expect((await run(echo, event)).statusCode).toBe(400);
+  });
+
+  it('takes UTF-8 that a base64 body carries, and keeps a byte order mark as the JSON error it is', async () => {
+    const event = (text: string) => ({
+      ...eventFor({ headers: { 'Content-Type': 'application/json' } }),
+      body: Buffer.from(text, 'utf8').toString('base64'),
+      isBase64Encoded: true,
+    });
+    expect((await run(echo, event('{"a":"café 😀"}'))).statusCode).toBe(200);
+    expect(seen).toStrictEqual({ a: 'café 😀' });
+    expect((await run(echo, event('\ufeff{"a":1}'))).statusCode).toBe(400);
   });
 
   it('refuses malformed JSON with 400 and errors.body', async () => {
@@ -226,9 +328,9 @@ describe('URLs in responses', () => {
       requestContext: { domainName: 'abc.execute-api.eu-west-1.amazonaws.com', path: `/prod${path}` },
     }) as unknown as HttpEvent;
 
-  it('the request URL: forwarded protocol (https when absent), Host header, the stage path, no trailing slash', () => {
+  it('the request URL: forwarded protocol (https when absent), the gateway’s own host, the stage path, no trailing slash', () => {
     expect(requestUrl(event({ headers: { host: 'books.example', 'x-forwarded-proto': 'http' } }))).toBe(
-      'http://books.example/prod/api/books',
+      'http://abc.execute-api.eu-west-1.amazonaws.com/prod/api/books',
     );
     expect(requestUrl(event({}))).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod/api/books');
     expect(requestUrl(event({}, '/api/books//'))).toBe(
@@ -246,7 +348,46 @@ describe('URLs in responses', () => {
       }),
       42,
     );
-    expect(link).toBe('<https://h/prod/api/books?author=%C3%89mile+Zola&limit=2&cursor=42>; rel="next"');
+    expect(link).toBe(
+      '<https://abc.execute-api.eu-west-1.amazonaws.com/prod/api/books?author=%C3%89mile+Zola&limit=2&cursor=42>; rel="next"',
+    );
+  });
+});
+
+describe('the origin of every link: the gateway’s own host, never the client’s Host', () => {
+  const at = (domainName: string, headers: Record<string, string> = {}) =>
+    ({
+      path: '/api/books',
+      headers,
+      queryStringParameters: {},
+      requestContext: { domainName, path: '/api/books' },
+    }) as unknown as HttpEvent;
+
+  it('ignores Host whatever it holds: another site, text outside Latin-1, a URL', () => {
+    for (const host of ['evil.example', '\u20ac', 'a/b?c', 'x\r\nSet-Cookie: a=b']) {
+      expect(requestUrl(at('api.example', { host }))).toBe('https://api.example/api/books');
+    }
+  });
+
+  it('adds the forwarded port unless it is the protocol’s default (the local server’s own port)', () => {
+    expect(requestUrl(at('127.0.0.1', { 'x-forwarded-proto': 'http', 'x-forwarded-port': '3000' }))).toBe(
+      'http://127.0.0.1:3000/api/books',
+    );
+    expect(requestUrl(at('api.example', { 'x-forwarded-port': '443' }))).toBe('https://api.example/api/books');
+    expect(requestUrl(at('api.example', { 'x-forwarded-proto': 'http', 'x-forwarded-port': '80' }))).toBe(
+      'http://api.example/api/books',
+    );
+    expect(requestUrl(at('[::1]', { 'x-forwarded-port': '8443' }))).toBe('https://[::1]:8443/api/books');
+    for (const port of ['', '99999', '3000x', '-1', '１２']) {
+      expect(requestUrl(at('api.example', { 'x-forwarded-port': port })), port).toBe('https://api.example/api/books');
+    }
+    expect(requestUrl(at('api.example', { 'x-forwarded-proto': 'gopher' }))).toBe('https://api.example/api/books');
+  });
+
+  it('falls back to a relative URL (a path, which Location and Link allow) when the host is not one a URL can carry', () => {
+    for (const domainName of ['', 'a b', 'évil.example', 'a/b', 'user@host', 'h:1', '.x', 'x'.repeat(256)]) {
+      expect(requestUrl(at(domainName)), domainName).toBe('/api/books');
+    }
   });
 });
 

@@ -72,7 +72,7 @@ describe('OpenAPI document and route table', () => {
     expect(responses.Unauthorized?.headers).toHaveProperty('WWW-Authenticate');
     const get = (path: string, method: string) => doc.paths[path]?.[method] as Operation;
     expect(Object.keys(get('/api/books', 'post').responses).sort()).toEqual(
-      ['201', '400', '401', '409', '413', '415', '429', '500'].sort(),
+      ['201', '400', '401', '409', '413', '415', '429', '500', '503'].sort(),
     );
     expect(get('/api/books/{id}', 'get').responses['404']).not.toHaveProperty('content');
     expect(get('/api/books', 'post').responses['409']).not.toHaveProperty('content');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConcurrentUpdateError } from '../../shared/store/errors';
-import { MAX_WRITE_ATTEMPTS, RETRY, retryOnConflict } from '../../shared/store/retry';
+import { MAX_WRITE_ATTEMPTS, RETRY, RETRY_BUDGET_MS, retryOnConflict } from '../../shared/store/retry';
 
 /**
  * The optimistic-write loop: how often it tries, how long it waits in between, and how it gives up.
@@ -85,5 +85,47 @@ describe('retryOnConflict', () => {
     expect(state.calls).toBe(3);
     await expect(outcome).resolves.toBe('ok');
     expect(random).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('retryOnConflict under slow attempts', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it(`starts no retry once RETRY_BUDGET_MS (4 s) have passed, so a write ends well inside the function's timeout`, async () => {
+    expect(RETRY_BUDGET_MS).toBe(4_000);
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    let calls = 0;
+    // Each run takes a second (a slow database): runs end at 1000, 2010, 3030 and 4070 ms.
+    const slow = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return RETRY;
+    };
+    const outcome = retryOnConflict('Book 5', slow).catch((error: unknown) => error);
+    await vi.runAllTimersAsync();
+    const error = await outcome;
+    expect(error).toBeInstanceOf(ConcurrentUpdateError);
+    expect((error as Error).message).toBe('Book 5 kept conflicting for 4000 ms (4 attempts)');
+    expect(calls).toBe(4);
+  });
+
+  it('still retries a run that ends just inside the budget', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    let calls = 0;
+    const slow = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 3_999));
+      return calls === 2 ? 'won' : RETRY;
+    };
+    const outcome = retryOnConflict('Book 6', slow);
+    await vi.runAllTimersAsync();
+    await expect(outcome).resolves.toBe('won');
+    expect(calls).toBe(2);
   });
 });
