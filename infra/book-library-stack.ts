@@ -3,6 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { functionTimeoutMs, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
 import { toEnvironment } from '../shared/config';
@@ -20,10 +21,12 @@ export interface BookLibraryStackProps extends StackProps {
   retainData: boolean;
   /** Authentication realm (user records are per realm). */
   realm: string;
-  /** The Digest algorithms the challenge offers, in order (default MD5 then SHA-256). */
+  /** The Digest algorithms the challenge offers, in order (default MD5 alone). */
   digestAlgorithms?: readonly DigestAlgorithm[];
   /** The failure limit and lockout schedule (default: 100 an hour; 60 s after 5 failures, doubling to 15 min). */
   lockout?: LockoutPolicy;
+  /** Where the contract's Basic challenge stands beside the Digest ones (default after them). */
+  basicChallenge?: BasicChallengePlacement;
   /** The two GET routes need no credentials. */
   publicReads: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -78,6 +81,7 @@ export class BookLibraryStack extends Stack {
       realm: props.realm,
       digestAlgorithms: props.digestAlgorithms ?? DEFAULT_DIGEST_OFFER,
       lockout: props.lockout ?? DEFAULT_LOCKOUT_POLICY,
+      basicChallenge: props.basicChallenge ?? DEFAULT_BASIC_CHALLENGE,
       tracing,
       samLocal,
       architecture,

@@ -1,3 +1,4 @@
+import { type BasicChallengePlacement, parseBasicChallenge } from '../shared/auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
 import { type LockoutPolicy, parseLockoutPolicy } from '../shared/auth/lockout';
 import { DEFAULTS } from '../shared/config';
@@ -30,6 +31,10 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
   const digestAlgorithms = (): readonly DigestAlgorithm[] => {
     const value = text('digestAlgorithm', '');
     return parseDigestOffer(value) ?? invalid('digestAlgorithm', value, '"MD5", "SHA-256" or "MD5,SHA-256"');
+  };
+  const basicChallenge = (): BasicChallengePlacement => {
+    const value = text('basicChallenge', '');
+    return parseBasicChallenge(value) ?? invalid('basicChallenge', value, '"last", "first" or "none"');
   };
   // The realm is written into the gateway's static challenge (a quoted header value inside a
   // single-quoted mapping expression) and into every Digest challenge as a quoted string.
@@ -65,6 +70,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     realm,
     digestAlgorithms: digestAlgorithms(),
     lockout: lockout(),
+    basicChallenge: basicChallenge(),
     publicReads: flag('publicReads'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {

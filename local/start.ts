@@ -35,7 +35,9 @@ Environment:
   ${ENV.realm}         authentication realm (default ${DEFAULTS.realm})
   ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
   ${ENV.nonceSecret}       HMAC key for Digest nonces (default: a new random one per start)
-  ${ENV.digestAlgorithms}   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
+  ${ENV.digestAlgorithms}   MD5, SHA-256 or both comma-separated: the Digest challenges offered, in order (default MD5)
+  ${ENV.basicChallenge}    last, first or none: the Basic challenge after the Digest ones, before them, or left
+                     out (default last; see docs/security.md#clients)
   ${ENV.failureLimit}        failures counted per account in any rolling hour (default ${DEFAULT_LOCKOUT_POLICY.failureLimit})
   ${ENV.lockoutAfter}        consecutive failures before an account is locked (default ${DEFAULT_LOCKOUT_POLICY.lockoutAfter})
   ${ENV.lockoutSeconds}      the first lockout, doubled by each further failure (default ${DEFAULT_LOCKOUT_POLICY.lockoutSeconds})
@@ -127,6 +129,7 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
       publicReads: setting('publicReads'),
       digestAlgorithms: setting('digestAlgorithms'),
       ...lockout,
+      basicChallenge: setting('basicChallenge'),
       // On a laptop the JSON access line and EMF blobs repeat the one-line request log; errors still print.
       logLevel: setting('logLevel') ?? 'WARN',
       metricsDisabled: setting('metricsDisabled') ?? 'true',

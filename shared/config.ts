@@ -1,3 +1,4 @@
+import { type BasicChallengePlacement, parseBasicChallenge } from './auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from './auth/digest';
 import { checkLockoutPolicy, DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './auth/lockout';
 
@@ -76,6 +77,8 @@ const flag = (fallback: boolean) => (raw: Raw, name: string) =>
   raw ? raw === 'true' || (raw !== 'false' && invalid(name, raw, '"true" or "false"')) : fallback;
 const digestOffer = (raw: Raw, name: string): readonly DigestAlgorithm[] =>
   parseDigestOffer(raw) ?? invalid(name, raw ?? '', 'MD5, SHA-256 or both, comma-separated');
+const basicChallengePlacement = (raw: Raw, name: string): BasicChallengePlacement =>
+  parseBasicChallenge(raw) ?? invalid(name, raw ?? '', 'last, first or none');
 
 export const SETTINGS = {
   /** The books table (book functions). */
@@ -88,7 +91,7 @@ export const SETTINGS = {
   nonceLifetimeSeconds: setting('NONCE_LIFETIME_SECONDS', positiveInteger(DEFAULTS.nonceLifetimeSeconds)),
   /** The nonce HMAC key as text (local runs); unset: a random key kept in the auth table. */
   nonceSecret: setting('NONCE_SECRET', optionalText),
-  /** The Digest challenges offered, in order (unset: both, MD5 first). */
+  /** The Digest challenges offered, in order (unset: MD5 alone, as the client matrix chose). */
   digestAlgorithms: setting('DIGEST_ALGORITHM', digestOffer, (offer) => offer.join(',')),
   /** Failed passwords counted per account in any rolling hour (authorizer; docs/security.md). */
   failureLimit: setting('AUTH_FAILURE_LIMIT', positiveInteger(DEFAULT_LOCKOUT_POLICY.failureLimit)),
@@ -100,6 +103,8 @@ export const SETTINGS = {
   lockoutMaxSeconds: setting('AUTH_LOCKOUT_MAX_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds)),
   /** At most this many books in one unpaged list, else 422 (list function; unset: no cap, it streams). */
   listMaxBooks: setting('LIST_MAX_BOOKS', optionalPositiveInteger),
+  /** Where the Basic challenge stands beside the Digest ones: last (unset), first, or none. */
+  basicChallenge: setting('BASIC_CHALLENGE', basicChallengePlacement),
   /** The two GET routes need no credentials (the OpenAPI document then says so). */
   publicReads: setting('PUBLIC_READS', flag(false)),
   /** Service name on log lines and metrics (Powertools reads the same variable). */

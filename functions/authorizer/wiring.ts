@@ -33,7 +33,12 @@ const build = async () => {
     new DynamoNonceLedger(client, tableName),
     // The table name stands for the deployment: a nonce signed for one does not pass on another.
     new NonceCodec(await nonceSecret(client, tableName), readSetting('nonceLifetimeSeconds'), undefined, tableName),
-    { realm: readSetting('realm'), algorithms: readSetting('digestAlgorithms'), lockout: readLockoutPolicy() },
+    {
+      realm: readSetting('realm'),
+      algorithms: readSetting('digestAlgorithms'),
+      basicChallenge: readSetting('basicChallenge'),
+      lockout: readLockoutPolicy(),
+    },
   );
 };
 

@@ -3,6 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../../shared/api/routes';
+import type { BasicChallengePlacement } from '../../shared/auth/challenge';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
 import type { LockoutPolicy } from '../../shared/auth/lockout';
 import { DEFAULTS, toEnvironment } from '../../shared/config';
@@ -13,6 +14,7 @@ export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tr
   realm: string;
   digestAlgorithms: readonly DigestAlgorithm[];
   lockout: LockoutPolicy;
+  basicChallenge: BasicChallengePlacement;
 }
 
 /**
@@ -34,6 +36,7 @@ export class BasicDigestAuthorizer extends Construct {
         authTableName: props.authTable.tableName,
         realm: props.realm,
         digestAlgorithms: props.digestAlgorithms,
+        basicChallenge: props.basicChallenge,
         nonceLifetimeSeconds: DEFAULTS.nonceLifetimeSeconds,
         failureLimit: props.lockout.failureLimit,
         lockoutAfter: props.lockout.lockoutAfter,

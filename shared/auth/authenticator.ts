@@ -1,4 +1,11 @@
 import { parseAuthorization } from './authorization-header';
+import {
+  type BasicChallengePlacement,
+  composeChallenge,
+  DEFAULT_BASIC_CHALLENGE,
+  digestChallenge,
+  quote,
+} from './challenge';
 import { constantTimeEqual, type DigestAlgorithm, digestResponse, ha1, hash } from './digest';
 import { MalformedAuthorizationError } from './errors';
 import { decodeExtValue } from './ext-value';
@@ -21,6 +28,8 @@ export interface AuthenticatorOptions {
   lockout?: LockoutPolicy;
   /** The clock of the failure limit, epoch milliseconds. */
   now?: () => number;
+  /** Where the contract's Basic challenge stands beside the Digest ones (default DEFAULT_BASIC_CHALLENGE). */
+  basicChallenge?: BasicChallengePlacement;
 }
 
 /** HA1 values of a user that cannot exist, so an unknown name costs the same work as a wrong password. */
@@ -38,8 +47,6 @@ const parseAlgorithm = (value: string | undefined): DigestAlgorithm | undefined 
   const upper = (value ?? 'MD5').toUpperCase();
   return upper === 'MD5' || upper === 'SHA-256' ? upper : undefined;
 };
-
-const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
 
 type QopParams = { qop: 'auth'; nc: string; cnonce: string };
 
@@ -62,20 +69,19 @@ export class Authenticator {
     this.nonceBinding = JSON.stringify([options.realm, this.opaque]);
   }
 
-  /**
-   * The one WWW-Authenticate value: a Digest challenge per offered algorithm (RFC 9110 §11.6.1
-   * allows several challenges in one field), each announcing UTF-8 (RFC 7616 §4). Basic clients send
-   * credentials unprompted.
-   */
+  /** The one WWW-Authenticate value: a Digest challenge per offered algorithm, and the Basic one. */
   challenge(stale = false): string {
-    return this.options.algorithms
-      .map(
-        (algorithm) =>
-          `Digest realm=${quote(this.options.realm)}, qop="auth", algorithm=${algorithm}, ` +
-          `nonce="${this.codec.issue(algorithm, this.nonceBinding)}", opaque="${this.opaque}", charset="UTF-8"` +
-          (stale ? ', stale=true' : ''),
-      )
-      .join(', ');
+    const { realm, algorithms, basicChallenge = DEFAULT_BASIC_CHALLENGE } = this.options;
+    const digest = algorithms.map((algorithm) =>
+      digestChallenge({
+        realm,
+        algorithm,
+        nonce: this.codec.issue(algorithm, this.nonceBinding),
+        opaque: this.opaque,
+        stale,
+      }),
+    );
+    return composeChallenge(realm, digest, basicChallenge);
   }
 
   async authenticate(request: AuthRequest): Promise<AuthResult> {

@@ -344,7 +344,7 @@ const components = () => {
         headers: {
           'WWW-Authenticate': {
             description:
-              'A Digest challenge: realm, qop="auth", algorithm, nonce, opaque (and stale=true for a spent or expired nonce)',
+              'A Digest challenge per offered algorithm (realm, qop="auth", algorithm, nonce, opaque, charset, and stale=true for a spent or expired nonce), then the Basic challenge `Basic realm="<realm>", charset="UTF-8"` (unless the deployment leaves it out)',
             schema: { type: 'string' },
           },
         },

@@ -4,11 +4,12 @@ import { InvalidContextError, stackOptionsFromContext } from '../../infra/contex
 const options = (context: Record<string, string> = {}) => stackOptionsFromContext((name) => context[name]);
 
 describe('stack options from cdk context', () => {
-  it('defaults to a dev stage with every route protected, MD5 and SHA-256 Digest and 50 requests/s, burst 100', () => {
+  it('defaults to a dev stage with every route protected, MD5 Digest then Basic and 50 requests/s, burst 100', () => {
     expect(options()).toEqual({
       stage: 'dev',
       realm: 'books',
-      digestAlgorithms: ['MD5', 'SHA-256'],
+      digestAlgorithms: ['MD5'],
+      basicChallenge: 'last',
       lockout: { failureLimit: 100, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 900 },
       publicReads: false,
       retainData: false,
@@ -33,6 +34,7 @@ describe('stack options from cdk context', () => {
         stage: 'prod',
         realm: 'library',
         digestAlgorithm: 'SHA-256',
+        basicChallenge: 'first',
         publicReads: 'true',
         throttleRate: '100',
         throttleBurst: '200',
@@ -43,6 +45,7 @@ describe('stack options from cdk context', () => {
       stage: 'prod',
       realm: 'library',
       digestAlgorithms: ['SHA-256'],
+      basicChallenge: 'first',
       publicReads: true,
       retainData: true,
       throttling: { rateLimit: 100, burstLimit: 200 },
@@ -70,6 +73,11 @@ describe('stack options from cdk context', () => {
     expect(options({ digestAlgorithm: 'md5' }).digestAlgorithms).toEqual(['MD5']);
   });
 
+  it('puts the Basic challenge where the option says, or leaves it out', () => {
+    expect(options({ basicChallenge: 'none' }).basicChallenge).toBe('none');
+    expect(options({ basicChallenge: 'First' }).basicChallenge).toBe('first');
+  });
+
   it.each([
     ['throttleRate', 'fast', 'a positive number'],
     ['throttleBurst', '0', 'a positive number'],
@@ -77,6 +85,7 @@ describe('stack options from cdk context', () => {
     ['tracing', 'TRUE', '"true" or "false"'],
     ['digestAlgorithm', 'SHA-512', '"MD5", "SHA-256" or "MD5,SHA-256"'],
     ['digestAlgorithm', 'MD5,MD5', '"MD5", "SHA-256" or "MD5,SHA-256"'],
+    ['basicChallenge', 'middle', '"last", "first" or "none"'],
     ['realm', "it's", 'without quotes or backslashes'],
     ['realm', 'say "hi"', 'without quotes or backslashes'],
     ['realm', 'back\\slash', 'without quotes or backslashes'],

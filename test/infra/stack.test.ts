@@ -52,6 +52,7 @@ describe('BookLibraryStack', () => {
       publicReads: true,
       digestAlgorithms: ['SHA-256'],
       lockout: { failureLimit: 50, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 1800 },
+      basicChallenge: 'none',
       tracing: true,
       alarmTopicArn: TOPIC,
       webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/ops/abc',
@@ -172,12 +173,15 @@ describe('BookLibraryStack', () => {
     expect(variablesOf(prod.template)).toMatchObject({ AUTH_FAILURE_LIMIT: '50', AUTH_LOCKOUT_MAX_SECONDS: '1800' });
   });
 
-  it('offers MD5 and SHA-256 Digest by default, and only SHA-256 when the option asks for it', () => {
-    const digestAlgorithmOf = (t: Template) =>
+  it('offers MD5 Digest then Basic by default, and what the options ask for otherwise', () => {
+    const authorizerEnvironment = (t: Template) =>
       Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Authorizer'))?.[1]
-        .Properties.Environment.Variables.DIGEST_ALGORITHM;
-    expect(digestAlgorithmOf(template)).toBe('MD5,SHA-256');
-    expect(digestAlgorithmOf(prod.template)).toBe('SHA-256');
+        .Properties.Environment.Variables;
+    expect(authorizerEnvironment(template)).toMatchObject({ DIGEST_ALGORITHM: 'MD5', BASIC_CHALLENGE: 'last' });
+    expect(authorizerEnvironment(prod.template)).toMatchObject({
+      DIGEST_ALGORITHM: 'SHA-256',
+      BASIC_CHALLENGE: 'none',
+    });
   });
 
   it('streams the list: STREAM transfer mode through the response-streaming invocation URI, as long as its function runs', () => {

@@ -260,10 +260,12 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
     expect(result.context.user).toBe('demo');
   });
 
-  it('authorizer-no-credentials.json: Deny, with the Digest challenges for the gateway response', async () => {
+  it('authorizer-no-credentials.json: Deny, with the Digest and Basic challenges for the gateway response', async () => {
     const result = await invoke('Authorizer/Handler', 'authorizer-no-credentials.json');
     expect(result.policyDocument.Statement[0].Effect).toBe('Deny');
-    expect(result.context.challenge).toMatch(/^Digest realm="books", .*algorithm=MD5.*Digest realm="books", .*SHA-256/);
+    expect(result.context.challenge).toMatch(
+      /^Digest realm="books", .*algorithm=MD5.*, Basic realm="books", charset="UTF-8"$/,
+    );
   });
 });
 
