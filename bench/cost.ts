@@ -11,8 +11,10 @@ export const PRICES = {
   /** DynamoDB on-demand, per million read / write request units. */
   dynamoPerMillionReads: 0.125,
   dynamoPerMillionWrites: 0.625,
-  /** REST API, per million requests (first 333 million a month). */
+  /** REST API, per million requests (first 333 million a month); a streamed response counts one per 10 MB. */
   restApiPerMillion: 3.5,
+  /** Lambda response streaming, per GB a function streams beyond the first 6 MB of each response. */
+  lambdaStreamedPerGb: 0.008,
 };
 
 /** Lambda gives one full vCPU at 1,769 MB; below that, CPU time stretches in proportion. */

@@ -8,6 +8,8 @@ import { DEFAULTS, toEnvironment } from '../shared/config';
  */
 const PROBE = `
 const url = process.argv[1];
+// Lambda's runtime defines this global before it loads a handler; a streaming one calls it at import.
+globalThis.awslambda = { streamifyResponse: (handler) => handler, HttpResponseStream: { from: (stream) => stream } };
 const cpu = process.cpuUsage();
 const start = performance.now();
 await import(url);

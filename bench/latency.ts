@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { lambdaContext } from '../local/gateway';
+import { bufferedHandler } from '../local/streaming-response';
 import type { Scenario } from './scenarios';
 
 export type Handler = (event: unknown, context: Context) => Promise<unknown>;
@@ -9,10 +10,11 @@ export type Handler = (event: unknown, context: Context) => Promise<unknown>;
 /**
  * A bundle's handler in this process. Each `instance` is a separate module instance (its own SDK
  * client, built from the environment at its first request), so one bundle can be run against the
- * meter and, separately, straight against DynamoDB.
+ * meter and, separately, straight against DynamoDB. A streaming handler (the list) is invoked as the
+ * gateway invokes it and its body collected, so every scenario sees a whole proxy result.
  */
 export const loadBundle = async (file: string, instance: string): Promise<Handler> =>
-  (await import(`${pathToFileURL(file).href}?${instance}`)).handler as Handler;
+  bufferedHandler((await import(`${pathToFileURL(file).href}?${instance}`)).handler) as Handler;
 
 export class UnexpectedResultError extends Error {
   override readonly name = 'UnexpectedResultError';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ENV } from '../shared/config';
 import { runTool } from '../tools/cli';
 import { measureCapacity } from './capacity';
+import { type ListStreamingRow, measureListStreaming, renderListStreaming } from './list-streaming';
 import { markdownTable } from './markdown';
 import { overGoal, type RouteRow } from './report';
 import { measureScaling } from './scaling';
@@ -69,6 +70,7 @@ const main = async () => {
 
     log(`List capacity at ${options.sizes.join(', ')} books …`);
     process.env[ENV.booksTableName] = BENCH_TABLES.scale;
+    const streaming: ListStreamingRow[] = [];
     const scaling = await measureScaling({
       client: database.client,
       table: BENCH_TABLES.scale,
@@ -76,13 +78,17 @@ const main = async () => {
       list: await instance('ListBooks', database.meter.endpoint, 'scale'),
       meter: database.meter,
       log,
+      atEachSize: async (size) => {
+        const rows = await measureListStreaming({ endpoint: database.endpoint, table: BENCH_TABLES.scale, size, log });
+        streaming.push(...rows);
+      },
     });
 
     log('Capacity model: per-key load of every route, old layout beside new …');
     const capacity = await measureCapacity(database.meter, BENCH_TABLES.capacity, options.quick ? 64 : 256, 'this run');
 
     const results = benchResults(options, bundles, routes, scaling);
-    console.log(writeReport(results, capacity, options));
+    console.log(writeReport(results, capacity, options, undefined, renderListStreaming(streaming)));
     const over = overGoal(results);
     log(over.length === 0 ? 'Every function is within the goal.' : `Over the goal: ${over.join(', ')}`);
   } finally {

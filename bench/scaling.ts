@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { lambdaContext } from '../local/gateway';
+import { functionTimeoutMs, ROUTES } from '../shared/api/routes';
 import type { Book } from '../shared/books/types';
 import type { DynamoMeter } from './dynamodb-meter';
 import { summarize } from './dynamodb-meter';
@@ -31,6 +32,8 @@ export const scaleBook = (id: number): Book => {
     updatedAt: now,
   };
 };
+
+const LIST_ROUTE = ROUTES.find((route) => route.name === 'ListBooks') as (typeof ROUTES)[number];
 
 export interface ScalingQuery {
   label: string;
@@ -66,6 +69,8 @@ export const measureScaling = async (options: {
   list: Handler;
   meter: DynamoMeter;
   log: (line: string) => void;
+  /** Further measurements at each size, once the table holds it. */
+  atEachSize?: (size: number) => Promise<void>;
 }): Promise<ScalingRow[]> => {
   const rows: ScalingRow[] = [];
   let seeded = 0;
@@ -85,7 +90,8 @@ export const measureScaling = async (options: {
     for (const { label, query } of SCALING_QUERIES) {
       options.meter.take();
       const event = proxyEvent({ method: 'GET', path: '/api/books', query });
-      const result = (await options.list(event, lambdaContext('ListBooks', randomUUID()))) as {
+      const context = lambdaContext('ListBooks', randomUUID(), functionTimeoutMs(LIST_ROUTE));
+      const result = (await options.list(event, context)) as {
         statusCode: number;
         body: string;
       };
@@ -100,6 +106,7 @@ export const measureScaling = async (options: {
         responseBytes: Buffer.byteLength(result.body),
       });
     }
+    await options.atEachSize?.(size);
   }
   return rows;
 };

@@ -409,8 +409,11 @@ export const writeReport = (
   capacity: CapacityResults,
   options: Pick<BenchOptions, 'out' | 'docs'>,
   root = PROJECT_ROOT,
+  /** The whole list streamed and buffered (bench/list-streaming.ts), when measured. */
+  listStreaming = '',
 ): string => {
-  const report = `${renderReport(results)}\n\n### Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
+  const streamed = listStreaming && `\n\n### Whole-catalogue list: streamed and buffered\n\n${listStreaming}`;
+  const report = `${renderReport(results)}${streamed}\n\n### Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
   const outFile = resolve(root, options.out);
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, `# Benchmark results\n\n${report}`);

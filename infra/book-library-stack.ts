@@ -1,9 +1,11 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { functionTimeoutMs, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
+import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
 import { toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
@@ -19,8 +21,12 @@ export interface BookLibraryStackProps extends StackProps {
   retainData: boolean;
   /** Authentication realm (user records are per realm). */
   realm: string;
-  /** The Digest algorithms the challenge offers, in order (default MD5 then SHA-256). */
+  /** The Digest algorithms the challenge offers, in order (default MD5 alone). */
   digestAlgorithms?: readonly DigestAlgorithm[];
+  /** The failure limit and lockout schedule (default: 100 an hour; 60 s after 5 failures, doubling to 15 min). */
+  lockout?: LockoutPolicy;
+  /** Where the contract's Basic challenge stands beside the Digest ones (default after them). */
+  basicChallenge?: BasicChallengePlacement;
   /** The two GET routes need no credentials. */
   publicReads: boolean;
   /** PUT, PATCH and DELETE without If-Match get 428 (default off: the contract's clients send none). */
@@ -40,6 +46,11 @@ export interface BookLibraryStackProps extends StackProps {
   samLocal?: boolean;
   /** The functions' processor (default arm64, as the cost figures assume). */
   architecture?: FunctionArchitecture;
+  /**
+   * At most this many books in one unpaged list (more is 422, pointing to pages): bounds what one
+   * request reads from the table. Default: no cap, the whole catalogue streams.
+   */
+  listMaxBooks?: number;
 }
 
 /**
@@ -71,6 +82,8 @@ export class BookLibraryStack extends Stack {
       authTable: this.tables.auth,
       realm: props.realm,
       digestAlgorithms: props.digestAlgorithms ?? DEFAULT_DIGEST_OFFER,
+      lockout: props.lockout ?? DEFAULT_LOCKOUT_POLICY,
+      basicChallenge: props.basicChallenge ?? DEFAULT_BASIC_CHALLENGE,
       tracing,
       samLocal,
       architecture,
@@ -81,10 +94,11 @@ export class BookLibraryStack extends Stack {
       const fn = new RouteFunction(this, route.name, {
         entry: route.entry,
         ...('assets' in route && { assets: route.assets }),
-        environment: this.routeEnvironment(route, props.publicReads, props.requireIfMatch ?? false),
+        environment: this.routeEnvironment(route, props),
         tracing,
         samLocal,
         architecture,
+        timeoutSeconds: functionTimeoutMs(route) / 1_000,
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
@@ -105,11 +119,24 @@ export class BookLibraryStack extends Stack {
     new CfnOutput(this, 'AuthTableName', { value: this.tables.auth.tableName });
   }
 
-  private routeEnvironment(route: Route, publicReads: boolean, requireIfMatch: boolean): Record<string, string> {
-    if (route.access === 'none') return toEnvironment({ publicReads });
+  private routeEnvironment(route: Route, props: BookLibraryStackProps): Record<string, string> {
+    if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads });
     return toEnvironment({
       booksTableName: this.tables.books.tableName,
-      ...(route.access === 'write' && { requireIfMatch }),
+      ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks }),
+      ...(route.access === 'write' && { requireIfMatch: props.requireIfMatch ?? false }),
+    });
+  }
+
+  /**
+   * A streaming route's integration: the STREAM transfer mode (CDK then invokes the function
+   * through the response-streaming URI), with the gateway waiting as long as the function may run.
+   */
+  private integrationOf(route: Route, fn: lambda.IFunction): apigateway.LambdaIntegration {
+    if (!('streaming' in route && route.streaming)) return new apigateway.LambdaIntegration(fn);
+    return new apigateway.LambdaIntegration(fn, {
+      responseTransferMode: apigateway.ResponseTransferMode.STREAM,
+      timeout: Duration.millis(functionTimeoutMs(route)),
     });
   }
 
@@ -119,15 +146,13 @@ export class BookLibraryStack extends Stack {
     validator: apigateway.RequestValidator,
     authorizer: apigateway.IAuthorizer | false,
   ) {
-    const method = this.api.root
-      .resourceForPath(route.path)
-      .addMethod(route.method, new apigateway.LambdaIntegration(fn), {
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(
-          [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),
-        ),
-        ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
-      });
+    const method = this.api.root.resourceForPath(route.path).addMethod(route.method, this.integrationOf(route, fn), {
+      requestValidator: validator,
+      requestParameters: Object.fromEntries(
+        [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),
+      ),
+      ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
+    });
     if (!authorizer) {
       acknowledge(
         method,

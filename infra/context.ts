@@ -1,4 +1,6 @@
+import { type BasicChallengePlacement, parseBasicChallenge } from '../shared/auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
+import { type LockoutPolicy, parseLockoutPolicy } from '../shared/auth/lockout';
 import { DEFAULTS } from '../shared/config';
 import type { BookLibraryStackProps } from './book-library-stack';
 import { type FunctionArchitecture, machineArchitecture } from './constructs/route-function';
@@ -30,6 +32,10 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const value = text('digestAlgorithm', '');
     return parseDigestOffer(value) ?? invalid('digestAlgorithm', value, '"MD5", "SHA-256" or "MD5,SHA-256"');
   };
+  const basicChallenge = (): BasicChallengePlacement => {
+    const value = text('basicChallenge', '');
+    return parseBasicChallenge(value) ?? invalid('basicChallenge', value, '"last", "first" or "none"');
+  };
   // The realm is written into the gateway's static challenge (a quoted header value inside a
   // single-quoted mapping expression) and into every Digest challenge as a quoted string.
   const realm = text('realm', DEFAULTS.realm);
@@ -43,6 +49,19 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const value = text('architecture', samLocal ? machineArchitecture() : 'arm64');
     return value === 'arm64' || value === 'x86_64' ? value : invalid('architecture', value, '"arm64" or "x86_64"');
   };
+  const lockout = (): LockoutPolicy => {
+    try {
+      return parseLockoutPolicy(optional, (field) => field);
+    } catch (error) {
+      throw new InvalidContextError(`Context option ${(error as Error).message}`, { cause: error });
+    }
+  };
+  const listMaxBooks = () => {
+    const value = text('listMaxBooks', '');
+    if (value === '') return undefined;
+    const cap = Number(value);
+    return Number.isSafeInteger(cap) && cap > 0 ? cap : invalid('listMaxBooks', value, 'a positive whole number');
+  };
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
@@ -50,6 +69,8 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     stage,
     realm,
     digestAlgorithms: digestAlgorithms(),
+    lockout: lockout(),
+    basicChallenge: basicChallenge(),
     publicReads: flag('publicReads'),
     requireIfMatch: flag('requireIfMatch'),
     retainData: stage === 'prod' || flag('retainData'),
@@ -62,5 +83,6 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     alarmTopicArn: optional('alarmTopicArn'),
     samLocal,
     architecture: architecture(),
+    listMaxBooks: listMaxBooks(),
   };
 };

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { FUNCTION_TIMEOUT_SECONDS } from '../shared/api/routes';
 import { matchRoute, type RouteMatch } from './route-matching';
+import { isStreamedResult, type StreamedProxyResult, writeStreamedResult } from './streaming-response';
 
 /** What API Gateway itself answers, without calling a function. */
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -251,8 +252,12 @@ export const lambdaContext = (
   };
 };
 
-/** Writes a proxy integration result as API Gateway would. */
-export const writeResult = (response: ServerResponse, result: APIGatewayProxyResult) => {
+/** Writes a proxy integration result as API Gateway would; a streamed one as its STREAM transfer mode does. */
+export const writeResult = (response: ServerResponse, result: APIGatewayProxyResult | StreamedProxyResult) => {
+  if (isStreamedResult(result)) {
+    writeStreamedResult(response, result).catch((error: unknown) => console.error('response stream cut', error));
+    return;
+  }
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
     response.setHeader(name, values.map(String));

@@ -11,7 +11,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import pLimit from 'p-limit';
-import { AUTHORIZER, requiresAuth } from '../shared/api/routes';
+import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
 import { DEFAULTS } from '../shared/config';
 import { isValidHostHeader } from '../shared/http/origin';
 import { empty, failure, internalError, validationFailure } from '../shared/http/responses';
@@ -25,6 +25,7 @@ import {
   writeResult,
 } from './gateway';
 import { matchRoute, type RouteMatch } from './route-matching';
+import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (
@@ -137,7 +138,7 @@ const MALFORMED_HOST = 'Host must be a host name or IP address, optionally with 
  * generic 500 instead, and a response that broke off after its headers ends the connection. Never a
  * throw: a bad response must not take the process down.
  */
-const writeSafely = (response: ServerResponse, result: APIGatewayProxyResult): number => {
+const writeSafely = (response: ServerResponse, result: APIGatewayProxyResult | StreamedProxyResult): number => {
   try {
     writeResult(response, result);
     return result.statusCode;
@@ -204,7 +205,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     url: URL,
     body: Buffer,
     match: RouteMatch,
-  ): Promise<APIGatewayProxyResult> => {
+  ): Promise<APIGatewayProxyResult | StreamedProxyResult> => {
     const event = toProxyEvent(request, url, body, match);
     if (requiresAuth(match.route, options.publicReads ?? false)) {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
@@ -214,11 +215,11 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
     const handler = await loadHandler<ProxyHandler>(match.route.entry);
-    const context = lambdaContext(match.route.name, event.requestContext.requestId);
-    return handler(event, context);
+    const context = lambdaContext(match.route.name, event.requestContext.requestId, functionTimeoutMs(match.route));
+    return isStreamingHandler(handler) ? invokeStreaming(handler, event, context) : handler(event, context);
   };
 
-  const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult> => {
+  const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult | StreamedProxyResult> => {
     await options.ready;
     if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
       request.resume();

@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { parseUserList, userRecord } from '../admin/user-records';
-import { DEFAULTS, ENV, type Environment, readSetting, toEnvironment } from '../shared/config';
+import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
+import { DEFAULTS, ENV, type Environment, readLockoutPolicy, readSetting, toEnvironment } from '../shared/config';
 import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
@@ -35,7 +36,14 @@ Environment:
   ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
   ${ENV.requireIfMatch}   true: PUT, PATCH and DELETE without If-Match get 428 (default false)
   ${ENV.nonceSecret}       HMAC key for Digest nonces (default: a new random one per start)
-  ${ENV.digestAlgorithms}   MD5, SHA-256 or MD5,SHA-256: the Digest challenges offered, in order (default both)
+  ${ENV.digestAlgorithms}   MD5, SHA-256 or both comma-separated: the Digest challenges offered, in order (default MD5)
+  ${ENV.basicChallenge}    last, first or none: the Basic challenge after the Digest ones, before them, or left
+                     out (default last; see docs/security.md#clients)
+  ${ENV.failureLimit}        failures counted per account in any rolling hour (default ${DEFAULT_LOCKOUT_POLICY.failureLimit})
+  ${ENV.lockoutAfter}        consecutive failures before an account is locked (default ${DEFAULT_LOCKOUT_POLICY.lockoutAfter})
+  ${ENV.lockoutSeconds}      the first lockout, doubled by each further failure (default ${DEFAULT_LOCKOUT_POLICY.lockoutSeconds})
+  ${ENV.lockoutMaxSeconds}  the longest lockout (default ${DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds}); \`npm run users -- unlock NAME\` lifts one
+  ${ENV.listMaxBooks}     at most this many books in one unpaged list, else 422 (default: none, the list streams)
   ${ENV.logLevel}         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   ${ENV.metricsDisabled}  false prints the EMF metric lines Lambda emits (default true here)
@@ -96,6 +104,12 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
     auth: env[ENV.authTableName] || DEFAULT_TABLE_NAMES.auth,
   };
   const realm = setting('realm');
+  let lockout: LockoutPolicy;
+  try {
+    lockout = readLockoutPolicy(env); // here, so that a mistyped value stops the start, not every authentication
+  } catch (error) {
+    throw new LocalStartError((error as Error).message, { cause: error });
+  }
   const nonceSecret = setting('nonceSecret') ?? randomBytes(32).toString('base64');
   return {
     port: portNumber('PORT', env.PORT ?? '3000', 0),
@@ -115,6 +129,8 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
       nonceSecret,
       publicReads: setting('publicReads'),
       digestAlgorithms: setting('digestAlgorithms'),
+      ...lockout,
+      basicChallenge: setting('basicChallenge'),
       // On a laptop the JSON access line and EMF blobs repeat the one-line request log; errors still print.
       logLevel: setting('logLevel') ?? 'WARN',
       metricsDisabled: setting('metricsDisabled') ?? 'true',

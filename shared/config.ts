@@ -1,4 +1,6 @@
+import { type BasicChallengePlacement, parseBasicChallenge } from './auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from './auth/digest';
+import { checkLockoutPolicy, DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './auth/lockout';
 
 /**
  * The Lambda runtime's configuration: every environment variable the functions and shared/ read,
@@ -69,10 +71,14 @@ const positiveInteger = (fallback: number) => (raw: Raw, name: string) => {
   const value = Number(raw);
   return Number.isSafeInteger(value) && value > 0 ? value : invalid(name, raw, 'a positive whole number');
 };
+const optionalPositiveInteger = (raw: Raw, name: string): number | undefined =>
+  raw ? positiveInteger(0)(raw, name) : undefined;
 const flag = (fallback: boolean) => (raw: Raw, name: string) =>
   raw ? raw === 'true' || (raw !== 'false' && invalid(name, raw, '"true" or "false"')) : fallback;
 const digestOffer = (raw: Raw, name: string): readonly DigestAlgorithm[] =>
   parseDigestOffer(raw) ?? invalid(name, raw ?? '', 'MD5, SHA-256 or both, comma-separated');
+const basicChallengePlacement = (raw: Raw, name: string): BasicChallengePlacement =>
+  parseBasicChallenge(raw) ?? invalid(name, raw ?? '', 'last, first or none');
 
 export const SETTINGS = {
   /** The books table (book functions). */
@@ -85,8 +91,20 @@ export const SETTINGS = {
   nonceLifetimeSeconds: setting('NONCE_LIFETIME_SECONDS', positiveInteger(DEFAULTS.nonceLifetimeSeconds)),
   /** The nonce HMAC key as text (local runs); unset: a random key kept in the auth table. */
   nonceSecret: setting('NONCE_SECRET', optionalText),
-  /** The Digest challenges offered, in order (unset: both, MD5 first). */
+  /** The Digest challenges offered, in order (unset: MD5 alone, as the client matrix chose). */
   digestAlgorithms: setting('DIGEST_ALGORITHM', digestOffer, (offer) => offer.join(',')),
+  /** Failed passwords counted per account in any rolling hour (authorizer; docs/security.md). */
+  failureLimit: setting('AUTH_FAILURE_LIMIT', positiveInteger(DEFAULT_LOCKOUT_POLICY.failureLimit)),
+  /** Consecutive failed passwords before an account is locked. */
+  lockoutAfter: setting('AUTH_LOCKOUT_AFTER', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutAfter)),
+  /** The first lockout in seconds; each further failure doubles it. */
+  lockoutSeconds: setting('AUTH_LOCKOUT_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutSeconds)),
+  /** The longest lockout in seconds (at least AUTH_LOCKOUT_SECONDS). */
+  lockoutMaxSeconds: setting('AUTH_LOCKOUT_MAX_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds)),
+  /** At most this many books in one unpaged list, else 422 (list function; unset: no cap, it streams). */
+  listMaxBooks: setting('LIST_MAX_BOOKS', optionalPositiveInteger),
+  /** Where the Basic challenge stands beside the Digest ones: last (unset), first, or none. */
+  basicChallenge: setting('BASIC_CHALLENGE', basicChallengePlacement),
   /** The two GET routes need no credentials (the OpenAPI document then says so). */
   publicReads: setting('PUBLIC_READS', flag(false)),
   /** PUT, PATCH and DELETE without If-Match get 428 (the stack's requireIfMatch option). */
@@ -131,3 +149,18 @@ export const toEnvironment = (values: { readonly [Key in SettingKey]?: SettingVa
         return [name, format(value)];
       }),
   );
+
+/** The failure limit and lockout schedule: the four settings together, the longest lockout at least the first. */
+export const readLockoutPolicy = (env: Environment = process.env): LockoutPolicy => {
+  const policy = {
+    failureLimit: readSetting('failureLimit', env),
+    lockoutAfter: readSetting('lockoutAfter', env),
+    lockoutSeconds: readSetting('lockoutSeconds', env),
+    lockoutMaxSeconds: readSetting('lockoutMaxSeconds', env),
+  };
+  try {
+    return checkLockoutPolicy(policy, (field) => ENV[field]);
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message, { cause: error });
+  }
+};

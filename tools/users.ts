@@ -1,7 +1,8 @@
 import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
-import { ENV, readSetting } from '../shared/config';
-import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
+import { type LockoutPolicy, lockedUntil } from '../shared/auth/lockout';
+import { ENV, readLockoutPolicy, readSetting } from '../shared/config';
+import { DynamoUserStore, type FailureListing } from '../shared/store/dynamodb-auth-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
@@ -14,7 +15,8 @@ const HELP = `Usage: npm run users -- <command> [options]
 Commands:
   add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
   remove <name>   delete a user
-  list            list user names and their realm
+  unlock <name>   lift a lockout from a name (a user's or not) at once: its failures are forgotten
+  list            list user names and their realm, then every name locked now and until when
 
 Options:
   --realm <realm>      realm the user's digests are computed for (default: AUTH_REALM or "books")
@@ -24,10 +26,41 @@ Options:
   --endpoint <url>     a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else the local database in DATA_DIR)
   -h, --help           this text
 
+Environment:
+  AUTH_FAILURE_LIMIT, AUTH_LOCKOUT_AFTER, AUTH_LOCKOUT_SECONDS, AUTH_LOCKOUT_MAX_SECONDS
+                       the lockout policy "list" judges by (default 100, 5, 60, 900; set them as deployed)
+
 Examples:
   npm run users -- add alice
+  npm run users -- unlock alice
   printf '%s' "$PASSWORD" | npm run users -- add alice --aws --table BookLibrary-dev-AuthTable...
 `;
+
+const lockoutPolicy = (): LockoutPolicy => {
+  try {
+    return readLockoutPolicy();
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
+};
+
+/** Names locked now: users, then names that are nobody's (marked: they may be mistyped passwords, for the operator's eyes only). */
+const printLocked = (listings: FailureListing[], policy: LockoutPolicy, now = Date.now()) => {
+  const locked = listings
+    .map((listing) => ({ ...listing, until: lockedUntil(listing.failures, policy) }))
+    .filter((listing) => listing.until > now);
+  if (locked.length === 0) {
+    console.log('No account is locked.');
+    return;
+  }
+  console.log('Locked (no password is evaluated until then; `unlock <name>` lifts it):');
+  for (const entry of locked) {
+    const who = entry.isUser ? entry.username : `${entry.username} (no such user)`;
+    console.log(
+      `${who}\tuntil ${new Date(entry.until).toISOString()}\t${entry.failures.consecutive} failures in a row`,
+    );
+  }
+};
 
 const main = async () => {
   const parsed = parseCommandLine({
@@ -45,12 +78,12 @@ const main = async () => {
   if (!parsed) return;
   const { values, positionals } = parsed;
   const [command, name, ...extra] = positionals;
-  if (!command) throw new UsageError('a command is needed: add, remove or list');
-  if (!['add', 'remove', 'list'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!command) throw new UsageError('a command is needed: add, remove, unlock or list');
+  if (!['add', 'remove', 'unlock', 'list'].includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (command !== 'list' && !name) throw new UsageError(`"${command}" needs a user name`);
   if (extra.length > 0 || (command === 'list' && name))
     throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
-  if (name && !isValidUsername(name))
+  if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
   const realm = values.realm ?? readSetting('realm');
   const table = values.table ?? process.env[ENV.authTableName] ?? (values.aws ? undefined : DEFAULT_TABLE_NAMES.auth);
@@ -75,10 +108,16 @@ const main = async () => {
       const removed = await users.delete(name as string);
       console.log(removed ? `User "${name}" removed.` : `No user "${name}".`);
       if (!removed) process.exitCode = 1;
+    } else if (command === 'unlock') {
+      const unlocked = await users.clearFailures(name as string);
+      console.log(
+        unlocked ? `"${name}" unlocked: its failures are forgotten.` : `"${name}" has no failures to forget.`,
+      );
     } else {
       const all = await users.list();
       if (all.length === 0) console.log('No users.');
       for (const user of all) console.log(`${user.username}\t${user.realm}`);
+      printLocked(await users.listFailures(), lockoutPolicy());
     }
   } finally {
     await database.close();

@@ -57,7 +57,7 @@ export const handler = async (
     path: event.path,
     method: event.httpMethod,
   });
-  countAuthenticationDenied(credentialsPresented);
+  countAuthenticationDenied(credentialsPresented, result.lockoutStarted);
   return {
     principalId: 'anonymous',
     policyDocument: {

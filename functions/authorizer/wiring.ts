@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { NONCE_KEY_NAME, NonceCodec } from '../../shared/auth/nonce';
-import { readSetting } from '../../shared/config';
+import { readLockoutPolicy, readSetting } from '../../shared/config';
 import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
@@ -33,7 +33,12 @@ const build = async () => {
     new DynamoNonceLedger(client, tableName),
     // The table name stands for the deployment: a nonce signed for one does not pass on another.
     new NonceCodec(await nonceSecret(client, tableName), readSetting('nonceLifetimeSeconds'), undefined, tableName),
-    { realm: readSetting('realm'), algorithms: readSetting('digestAlgorithms') },
+    {
+      realm: readSetting('realm'),
+      algorithms: readSetting('digestAlgorithms'),
+      basicChallenge: readSetting('basicChallenge'),
+      lockout: readLockoutPolicy(),
+    },
   );
 };
 

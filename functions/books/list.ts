@@ -1,15 +1,23 @@
 import { parseBookQuery } from '../../shared/books/schemas';
+import { readSetting } from '../../shared/config';
 import { httpHandler } from '../../shared/http/http-handler';
-import { jsonArrayBody } from '../../shared/http/json-array';
 import { nextPageLink } from '../../shared/http/pagination';
-import { json, okJsonText } from '../../shared/http/responses';
-import { bookService, listResponseCeiling } from './wiring';
+import { json } from '../../shared/http/responses';
+import { streamedJsonArray } from '../../shared/http/streamed-json-array';
+import { bookService } from './wiring';
 
-export const handler = httpHandler(async (event) => {
-  const { filter, page } = parseBookQuery(event.queryStringParameters);
-  if (!page) {
-    return okJsonText(await jsonArrayBody(bookService().list(filter), listResponseCeiling.bytes));
-  }
-  const { books, nextAfter } = await bookService().page(filter, page);
-  return json(200, books, nextAfter === undefined ? {} : { Link: nextPageLink(event, nextAfter) });
-});
+export const handler = httpHandler(
+  async (event, context) => {
+    const { filter, page } = parseBookQuery(event.queryStringParameters);
+    if (!page) {
+      return streamedJsonArray(bookService().list(filter), {
+        route: 'ListBooks',
+        maxItems: readSetting('listMaxBooks'),
+        remainingMs: () => context.getRemainingTimeInMillis(),
+      });
+    }
+    const { books, nextAfter } = await bookService().page(filter, page);
+    return json(200, books, nextAfter === undefined ? {} : { Link: nextPageLink(event, nextAfter) });
+  },
+  { streaming: true },
+);

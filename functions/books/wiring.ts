@@ -1,7 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BookService } from '../../shared/books/book-service';
 import { readSetting } from '../../shared/config';
-import { MAX_RESPONSE_BODY_BYTES } from '../../shared/http/json-array';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
@@ -22,12 +21,6 @@ export const bookService = (): BookService => {
   service ??= new BookService(new DynamoBookStore(booksDocumentClient(), readSetting('booksTableName')));
   return service;
 };
-
-/**
- * The largest whole-list body a response carries: what Lambda delivers. Exported, like the client,
- * as a seam: a test lowers it to see the list's 422 without storing 6 MB of books first.
- */
-export const listResponseCeiling = { bytes: MAX_RESPONSE_BODY_BYTES };
 
 /**
  * `REQUIRE_IF_MATCH=true` (the stack's `requireIfMatch` option): PUT, PATCH and DELETE without

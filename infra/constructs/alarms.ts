@@ -5,6 +5,8 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { DEFAULTS } from '../../shared/config';
+import { METRIC } from '../../shared/observability/metrics';
 
 export interface AlarmProps {
   api: apigateway.RestApi;
@@ -15,14 +17,18 @@ export interface AlarmProps {
   topicArn?: string;
   /** 5xx share of requests, in percent, that raises the alarm (default 1). */
   serverErrorPercent?: number;
+  /** Accounts locked within 5 minutes that raise the lockout alarm (default 10). */
+  lockoutsPerPeriod?: number;
 }
 
 const PERIOD = Duration.minutes(5);
 
 /**
- * The three alarms an operator needs first: clients getting 5xx, Lambda refusing invocations
- * (throttles: account or reserved concurrency exhausted) and the authorizer failing (which turns
- * every protected request into a 500). Missing data counts as fine: no traffic is not an outage.
+ * The alarms an operator needs first: clients getting 5xx, Lambda refusing invocations (throttles:
+ * account or reserved concurrency exhausted), the authorizer failing (which turns every protected
+ * request into a 500), and accounts being locked out at a rate a few mistyped passwords do not
+ * reach (someone guessing, or locking users out on purpose). Missing data counts as fine: no
+ * traffic is not an outage.
  */
 export class ServiceAlarms extends Construct {
   readonly alarms: cloudwatch.Alarm[];
@@ -37,6 +43,7 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
   const requests = props.api.metricCount({ period: PERIOD, statistic: 'Sum' });
   const serverErrors = props.api.metricServerError({ period: PERIOD, statistic: 'Sum' });
   const threshold = props.serverErrorPercent ?? 1;
+  const lockouts = props.lockoutsPerPeriod ?? 10;
 
   const alarms = [
     new cloudwatch.Alarm(group, 'ServerErrorRate', {
@@ -72,6 +79,22 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
       metric: props.authorizer.metricErrors({ period: PERIOD, statistic: 'Sum' }),
       threshold: 0,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }),
+    new cloudwatch.Alarm(group, 'AccountLockouts', {
+      alarmDescription:
+        `${lockouts} or more accounts (known or not) were locked out by failed passwords in 5 minutes: ` +
+        'someone is guessing; `npm run users -- list` shows the locked names',
+      metric: new cloudwatch.Metric({
+        namespace: DEFAULTS.metricsNamespace,
+        metricName: METRIC.accountLockout,
+        dimensionsMap: { service: DEFAULTS.serviceName },
+        period: PERIOD,
+        statistic: 'Sum',
+      }),
+      threshold: lockouts,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     }),

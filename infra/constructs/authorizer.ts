@@ -3,7 +3,9 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../../shared/api/routes';
+import type { BasicChallengePlacement } from '../../shared/auth/challenge';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
+import type { LockoutPolicy } from '../../shared/auth/lockout';
 import { DEFAULTS, toEnvironment } from '../../shared/config';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
@@ -11,6 +13,8 @@ export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tr
   authTable: dynamodb.ITable;
   realm: string;
   digestAlgorithms: readonly DigestAlgorithm[];
+  lockout: LockoutPolicy;
+  basicChallenge: BasicChallengePlacement;
 }
 
 /**
@@ -32,11 +36,17 @@ export class BasicDigestAuthorizer extends Construct {
         authTableName: props.authTable.tableName,
         realm: props.realm,
         digestAlgorithms: props.digestAlgorithms,
+        basicChallenge: props.basicChallenge,
         nonceLifetimeSeconds: DEFAULTS.nonceLifetimeSeconds,
+        failureLimit: props.lockout.failureLimit,
+        lockoutAfter: props.lockout.lockoutAfter,
+        lockoutSeconds: props.lockout.lockoutSeconds,
+        lockoutMaxSeconds: props.lockout.lockoutMaxSeconds,
       }),
     }).function;
-    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/wiring.ts).
-    props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
+    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/wiring.ts);
+    // UpdateItem writes failure records (shared/store/dynamodb-auth-store.ts).
+    props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     this.authorizer = new apigateway.RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.function,
       identitySources: [],

@@ -28,6 +28,8 @@ export interface RouteFunctionProps {
   samLocal: boolean;
   /** The processor the function runs on (arm64 on Lambda; the machine's own under `sam local`). */
   architecture: FunctionArchitecture;
+  /** Default FUNCTION_TIMEOUT_SECONDS. */
+  timeoutSeconds?: number;
 }
 
 export type FunctionArchitecture = 'arm64' | 'x86_64';
@@ -67,7 +69,7 @@ export class RouteFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: props.architecture === 'x86_64' ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      timeout: Duration.seconds(props.timeoutSeconds ?? FUNCTION_TIMEOUT_SECONDS),
       role,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment: {

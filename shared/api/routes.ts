@@ -23,6 +23,13 @@ export interface RouteDefinition {
   readonly access: 'read' | 'write' | 'none';
   /** Files (relative to the project root) the function reads at run time, shipped beside its bundle. */
   readonly assets?: readonly string[];
+  /**
+   * The handler streams its response (Lambda response streaming): the stack gives its integration
+   * the STREAM transfer mode, invoked through the response-streaming URI.
+   */
+  readonly streaming?: boolean;
+  /** The function's timeout when not FUNCTION_TIMEOUT_SECONDS (a streamed whole list runs longer). */
+  readonly timeoutSeconds?: number;
 }
 
 /**
@@ -38,6 +45,8 @@ export const ROUTES = [
     entry: 'functions/books/list.ts',
     protected: true,
     access: 'read',
+    streaming: true,
+    timeoutSeconds: 300,
   },
   {
     name: 'CreateBook',
@@ -123,3 +132,7 @@ export const AUTHORIZER = { name: 'Authorizer', entry: 'functions/authorizer/han
  * handler runs against the same deadline on a laptop as on Lambda.
  */
 export const FUNCTION_TIMEOUT_SECONDS = 10;
+
+/** A route's function timeout in milliseconds, for the stack and the local gateway's Lambda context. */
+export const functionTimeoutMs = (route: RouteDefinition): number =>
+  (route.timeoutSeconds ?? FUNCTION_TIMEOUT_SECONDS) * 1_000;

@@ -1,11 +1,20 @@
 import { parseAuthorization } from './authorization-header';
+import {
+  type BasicChallengePlacement,
+  composeChallenge,
+  DEFAULT_BASIC_CHALLENGE,
+  digestChallenge,
+  quote,
+} from './challenge';
 import { constantTimeEqual, type DigestAlgorithm, digestResponse, ha1, hash } from './digest';
 import { MalformedAuthorizationError } from './errors';
 import { decodeExtValue } from './ext-value';
+import { GuessingLimit } from './guessing-limit';
+import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './lockout';
 import type { NonceClaims, NonceCodec } from './nonce';
-import type { NonceLedger, UserStore } from './ports';
+import type { AccountStore, NonceLedger } from './ports';
 import { uriMatchesRequest } from './request-target';
-import type { AuthRequest, AuthResult, StoredUser } from './types';
+import type { Account, AuthDenial, AuthRequest, AuthResult, StoredUser } from './types';
 
 export interface AuthenticatorOptions {
   realm: string;
@@ -15,6 +24,12 @@ export interface AuthenticatorOptions {
    * A response must use an offered algorithm, and the one its nonce was issued for.
    */
   algorithms: readonly DigestAlgorithm[];
+  /** The failure limit and lockout schedule (default: DEFAULT_LOCKOUT_POLICY). */
+  lockout?: LockoutPolicy;
+  /** The clock of the failure limit, epoch milliseconds. */
+  now?: () => number;
+  /** Where the contract's Basic challenge stands beside the Digest ones (default DEFAULT_BASIC_CHALLENGE). */
+  basicChallenge?: BasicChallengePlacement;
 }
 
 /** HA1 values of a user that cannot exist, so an unknown name costs the same work as a wrong password. */
@@ -24,12 +39,14 @@ const NOBODY: StoredUser = {
   ha1: { MD5: ha1('MD5', '\u0000', '', ''), 'SHA-256': ha1('SHA-256', '\u0000', '', '') },
 };
 
+/** Denial reasons (logged, never sent): the client gets the same 401 and challenge for both. */
+const WRONG = 'wrong user or password';
+const LOCKED = 'account locked';
+
 const parseAlgorithm = (value: string | undefined): DigestAlgorithm | undefined => {
   const upper = (value ?? 'MD5').toUpperCase();
   return upper === 'MD5' || upper === 'SHA-256' ? upper : undefined;
 };
-
-const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
 
 type QopParams = { qop: 'auth'; nc: string; cnonce: string };
 
@@ -38,32 +55,33 @@ export class Authenticator {
   private readonly opaque: string;
   /** Realm and opaque, bound into every nonce's MAC. */
   private readonly nonceBinding: string;
+  private readonly limit: GuessingLimit;
 
   constructor(
-    private readonly users: UserStore,
+    accounts: AccountStore,
     private readonly nonces: NonceLedger,
     private readonly codec: NonceCodec,
     private readonly options: AuthenticatorOptions,
   ) {
     if (options.algorithms.length === 0) throw new RangeError('At least one Digest algorithm must be offered');
+    this.limit = new GuessingLimit(accounts, options.lockout ?? DEFAULT_LOCKOUT_POLICY, options.now);
     this.opaque = hash('SHA-256', `opaque:${options.realm}`).slice(0, 32);
     this.nonceBinding = JSON.stringify([options.realm, this.opaque]);
   }
 
-  /**
-   * The one WWW-Authenticate value: a Digest challenge per offered algorithm (RFC 9110 §11.6.1
-   * allows several challenges in one field), each announcing UTF-8 (RFC 7616 §4). Basic clients send
-   * credentials unprompted.
-   */
+  /** The one WWW-Authenticate value: a Digest challenge per offered algorithm, and the Basic one. */
   challenge(stale = false): string {
-    return this.options.algorithms
-      .map(
-        (algorithm) =>
-          `Digest realm=${quote(this.options.realm)}, qop="auth", algorithm=${algorithm}, ` +
-          `nonce="${this.codec.issue(algorithm, this.nonceBinding)}", opaque="${this.opaque}", charset="UTF-8"` +
-          (stale ? ', stale=true' : ''),
-      )
-      .join(', ');
+    const { realm, algorithms, basicChallenge = DEFAULT_BASIC_CHALLENGE } = this.options;
+    const digest = algorithms.map((algorithm) =>
+      digestChallenge({
+        realm,
+        algorithm,
+        nonce: this.codec.issue(algorithm, this.nonceBinding),
+        opaque: this.opaque,
+        stale,
+      }),
+    );
+    return composeChallenge(realm, digest, basicChallenge);
   }
 
   async authenticate(request: AuthRequest): Promise<AuthResult> {
@@ -90,10 +108,14 @@ export class Authenticator {
     if (colon < 0) return this.deny('malformed Basic credentials');
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1); // a password may itself contain ':'
-    const stored = await this.storedUser(username);
+    const { account, locked } = await this.limit.lookup(username);
+    if (locked) return this.deny(LOCKED);
+    const stored = this.storedUser(account);
     const given = ha1('SHA-256', username, this.options.realm, password);
     const matches = constantTimeEqual(given, stored.ha1['SHA-256']);
-    return matches && stored !== NOBODY ? { ok: true, username, scheme: 'basic' } : this.deny('wrong user or password');
+    if (!matches || stored === NOBODY) return this.failed(username, account);
+    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
+    return { ok: true, username, scheme: 'basic' };
   }
 
   private async digest(params: ReadonlyMap<string, string>, request: AuthRequest): Promise<AuthResult> {
@@ -126,7 +148,10 @@ export class Authenticator {
     if (!claims.valid) return this.deny('unknown nonce');
     if (claims.algorithm !== algorithm) return this.deny('algorithm differs from the nonce');
 
-    const stored = await this.storedUser(username);
+    const { account, locked } = await this.limit.lookup(username);
+    // Before the digest is compared, and with no stale flag: a locked account's answers tell nothing.
+    if (locked) return this.deny(LOCKED);
+    const stored = this.storedUser(account);
     const secret = stored.ha1[algorithm];
     const expected = digestResponse({
       algorithm,
@@ -137,12 +162,14 @@ export class Authenticator {
       ...(qopParams && { qop: qopParams }),
     });
     if (!constantTimeEqual(response.toLowerCase(), expected) || stored === NOBODY) {
-      return this.deny('wrong user or password');
+      return this.failed(username, account);
     }
     if (claims.expired) return this.deny('nonce expired', true);
     if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
       return this.deny('nonce already used', true);
     }
+    // After the nonce is spent: a replayed right answer must not end a run of failures.
+    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
     return {
       ok: true,
       username,
@@ -171,12 +198,18 @@ export class Authenticator {
   }
 
   /** The user, or NOBODY for a name that is unknown, in another realm, or cannot be stored at all. */
-  private async storedUser(username: string): Promise<StoredUser> {
-    const user = await this.users.get(username);
-    return user?.realm === this.options.realm ? user : NOBODY;
+  private storedUser(account: Account): StoredUser {
+    return account.user?.realm === this.options.realm ? account.user : NOBODY;
   }
 
-  private deny(reason: string, stale = false): AuthResult {
+  /** A wrong password or an unknown name: counted against the name, answered alike either way. */
+  private async failed(username: string, account: Account): Promise<AuthResult> {
+    const outcome = await this.limit.failed(username, account);
+    const denial = this.deny(outcome.counted ? WRONG : LOCKED);
+    return outcome.lockoutStarted ? { ...denial, lockoutStarted: true } : denial;
+  }
+
+  private deny(reason: string, stale = false): AuthDenial {
     return { ok: false, reason, challenge: this.challenge(stale) };
   }
 }

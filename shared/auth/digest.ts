@@ -4,8 +4,11 @@ export type DigestAlgorithm = 'MD5' | 'SHA-256';
 
 export const DIGEST_ALGORITHMS: readonly DigestAlgorithm[] = ['MD5', 'SHA-256'];
 
-/** The default Digest offer: both, MD5 first (see AuthenticatorOptions.algorithms). */
-export const DEFAULT_DIGEST_OFFER: readonly DigestAlgorithm[] = DIGEST_ALGORITHMS;
+/**
+ * The default Digest offer: MD5 alone, chosen by the client matrix (docs/security.md#clients): with a
+ * second Digest challenge in the field, Python's urllib and Node's urllib package fail.
+ */
+export const DEFAULT_DIGEST_OFFER: readonly DigestAlgorithm[] = ['MD5'];
 
 /**
  * A Digest offer as configured (`DIGEST_ALGORITHM`, the `digestAlgorithm` stack option): one

@@ -1,4 +1,5 @@
-import type { StoredUser } from './types';
+import type { FailureRecord } from './lockout';
+import type { Account, StoredUser } from './types';
 
 /*
  * The ports through which authentication reaches storage; the adapters (shared/store) implement
@@ -12,6 +13,21 @@ export interface UserStore {
   /** false when there was no such user. */
   delete(username: string): Promise<boolean>;
   list(): Promise<StoredUser[]>;
+}
+
+/**
+ * Users and their failure records, kept together so that the authorizer reads both with one
+ * request: a success costs no more than the user lookup alone. A name that is nobody's has a
+ * failure record too (it may expire), and never a user.
+ */
+export interface AccountStore {
+  /** One read; `latest` asks for a strongly consistent one (after a lost race). */
+  account(username: string, latest?: boolean): Promise<Account>;
+  /**
+   * Replaces the failure record with `next` if it is still the one `read` found (by version), in
+   * one conditional write; false, writing nothing, when another container changed it first.
+   */
+  replaceFailures(username: string, read: Account, next: FailureRecord, expiresAtSeconds: number): Promise<boolean>;
 }
 
 /** Records spent Digest nonces, so each is accepted once across every function instance. */

@@ -1,10 +1,18 @@
 import type { DigestAlgorithm } from './digest';
+import type { FailureRecord } from './lockout';
 
 /** A user as stored: HA1 per Digest algorithm for one realm, never the password. */
 export interface StoredUser {
   username: string;
   realm: string;
   ha1: Record<DigestAlgorithm, string>;
+}
+
+/** What one read of an account name finds: its user, if one is stored, and its failure record, if any. */
+export interface Account {
+  /** The stored user, whatever its realm. */
+  user?: StoredUser;
+  failures?: FailureRecord;
 }
 
 /** The parts of an HTTP request authentication looks at. */
@@ -18,6 +26,14 @@ export interface AuthRequest {
   authorization: string | readonly string[] | undefined;
 }
 
+export interface AuthDenial {
+  ok: false;
+  challenge: string;
+  reason: string;
+  /** This failure locked the account (counted by the lockout metric). */
+  lockoutStarted?: boolean;
+}
+
 export type AuthResult =
   | {
       ok: true;
@@ -26,4 +42,4 @@ export type AuthResult =
       /** For Digest: the `Authentication-Info` value (next nonce, server proof) the response carries. */
       authenticationInfo?: string;
     }
-  | { ok: false; challenge: string; reason: string };
+  | AuthDenial;

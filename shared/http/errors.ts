@@ -25,15 +25,17 @@ export class UnsupportedMediaTypeError extends HttpError {
 }
 
 /**
- * The full list would not fit in one Lambda response. 422: the request is well-formed, but the
- * service will not carry out this form of it; the message names the form it will carry out.
+ * An unpaged list would hold more books than the deployment's cap (`LIST_MAX_BOOKS`, the stack's
+ * `listMaxBooks`), which an operator sets to bound what one request reads from the table. 422: the
+ * request is well-formed, but the service will not carry out this form of it; the message names
+ * the form it will carry out.
  */
-export class ResultTooLargeError extends HttpError {
-  override readonly name = 'ResultTooLargeError';
+export class ListTooLargeError extends HttpError {
+  override readonly name = 'ListTooLargeError';
   readonly statusCode = 422;
   constructor() {
     super(
-      `The result is larger than the 6 MB one response can carry; request it in pages with ?limit= (1 to ${MAX_PAGE_LIMIT}) and follow the Link rel="next" header`,
+      `The result holds more books than this service lists in one response; request it in pages with ?limit= (1 to ${MAX_PAGE_LIMIT}) and follow the Link rel="next" header`,
     );
   }
 }

@@ -7,7 +7,7 @@ import { logger } from '../observability/logger';
 import { accessLog } from './access-log';
 import { authenticationInfo } from './authentication-info';
 import { errorResponses } from './error-responses';
-import type { HttpEvent, HttpResponse } from './types';
+import type { HttpEvent, HttpResponse, StreamedHttpResponse } from './types';
 
 export interface HttpHandlerOptions {
   /**
@@ -16,6 +16,12 @@ export interface HttpHandlerOptions {
    * a body parser it never calls.
    */
   use?: MiddlewareObj<HttpEvent, HttpResponse>[];
+  /**
+   * Lambda response streaming (`awslambda.streamifyResponse`, which middy wraps): the status and
+   * headers are sent first, then a Readable body as it is produced. The stack gives such a route's
+   * integration the STREAM transfer mode; the local server streams it the same way.
+   */
+  streaming?: boolean;
 }
 
 /**
@@ -28,10 +34,13 @@ export const GIVE_UP_BEFORE_TIMEOUT_MS = 500;
 
 /** The middy stack every route shares, around a handler that only parses, calls a use case and shapes the response. */
 export const httpHandler = (
-  handle: (event: HttpEvent, context: Context) => Promise<HttpResponse>,
+  handle: (event: HttpEvent, context: Context) => Promise<HttpResponse | StreamedHttpResponse>,
   options: HttpHandlerOptions = {},
 ) => {
-  const stack = middy<HttpEvent, HttpResponse>({ timeoutEarlyInMillis: GIVE_UP_BEFORE_TIMEOUT_MS })
+  const stack = middy<HttpEvent, HttpResponse>({
+    timeoutEarlyInMillis: GIVE_UP_BEFORE_TIMEOUT_MS,
+    streamifyResponse: options.streaming ?? false,
+  })
     // logEvent pinned off: POWERTOOLS_LOGGER_LOG_EVENT=true would otherwise log Authorization headers and bodies.
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
     .use(accessLog())
@@ -39,5 +48,6 @@ export const httpHandler = (
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer());
   for (const middleware of options.use ?? []) stack.use(middleware);
-  return stack.use(errorResponses()).handler(handle);
+  // The middlewares read only the status and headers, which a streamed response has as any other.
+  return stack.use(errorResponses()).handler(handle as (event: HttpEvent, context: Context) => Promise<HttpResponse>);
 };

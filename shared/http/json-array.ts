@@ -1,38 +1,29 @@
-import { ResultTooLargeError } from './errors';
+/**
+ * Bytes of JSON text gathered into one write to the response stream: each write is a chunk on the
+ * wire (and a call into Lambda's runtime), so a few hundred books go together rather than one each.
+ */
+export const STREAM_CHUNK_BYTES = 32 * 1024;
 
 /**
- * Lambda refuses a synchronous response over 6 MB (6,291,456 bytes; the runtime's own error quotes
- * 6,291,556), counted on the serialised proxy result, in which the body is a JSON string: every `"`
- * and `\` of the body is escaped and counts twice.
+ * The JSON text of an array, serialised item by item as the items arrive and handed on in chunks of
+ * about `chunkBytes` characters, the first as soon as the first item is there. If the items fail,
+ * the error passes through and the closing bracket is never produced: what was handed on is an
+ * unfinished array. Written by hand because it is a loop over an async iterator, and the JSON
+ * streaming libraries parse rather than write, or buffer the whole value.
  */
-export const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
-
-/** Room left for `statusCode`, the headers and the result's own JSON around the body. */
-const ENVELOPE_RESERVE_BYTES = 8 * 1024;
-
-/** The largest body a proxy result can carry. */
-export const MAX_RESPONSE_BODY_BYTES = LAMBDA_RESPONSE_LIMIT_BYTES - ENVELOPE_RESERVE_BYTES;
-
-/** Bytes a piece of body text takes inside the serialised proxy result (escaped, UTF-8). */
-export const bytesInProxyResult = (text: string): number => Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
-
-/**
- * A JSON array built from items as they arrive. Once the body could no longer be delivered it stops
- * consuming (so no further pages are read) and throws ResultTooLargeError: a client gets a clear
- * error rather than a truncated array or the gateway's bare 502. Written by hand because what it
- * measures is Lambda's envelope, which no JSON streaming library knows about.
- */
-export const jsonArrayBody = async (
+export async function* jsonArrayChunks(
   items: AsyncIterable<unknown>,
-  maxBytes: number = MAX_RESPONSE_BODY_BYTES,
-): Promise<string> => {
-  const parts: string[] = [];
-  let size = 2; // the brackets
+  chunkBytes: number = STREAM_CHUNK_BYTES,
+): AsyncGenerator<string, void, undefined> {
+  let chunk = '[';
+  let first = true;
   for await (const item of items) {
-    const json = JSON.stringify(item);
-    size += bytesInProxyResult(json) + (parts.length > 0 ? 1 : 0);
-    if (size > maxBytes) throw new ResultTooLargeError();
-    parts.push(json);
+    chunk += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
+    if (first || chunk.length >= chunkBytes) {
+      yield chunk;
+      chunk = '';
+    }
+    first = false;
   }
-  return `[${parts.join(',')}]`;
-};
+  yield `${chunk}]`;
+}

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 /** A REST proxy event after the middy stack: lower-case headers, objects for parameters, parsed body. */
@@ -8,3 +9,9 @@ export type HttpEvent = Omit<APIGatewayProxyEvent, 'body' | 'pathParameters' | '
 };
 
 export type HttpResponse = APIGatewayProxyResult;
+
+/**
+ * A response of a streaming route (Lambda response streaming): the status and headers go first,
+ * then the body as the stream produces it. A string body is sent whole.
+ */
+export type StreamedHttpResponse = Omit<HttpResponse, 'body'> & { body: string | Readable };

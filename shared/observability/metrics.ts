@@ -16,6 +16,8 @@ export const METRIC = {
   serverError: 'ServerErrors',
   authenticationFailure: 'AuthenticationFailures',
   authenticationChallenge: 'AuthenticationChallenges',
+  accountLockout: 'AccountLockouts',
+  truncatedResponse: 'TruncatedResponses',
 } as const;
 
 /**
@@ -39,11 +41,23 @@ export const countResponse = (route: string, statusCode: number): void => {
  * An authorizer Deny. A request without credentials is the normal first leg of Digest, so it is
  * counted apart from credentials that were presented and rejected.
  */
-export const countAuthenticationDenied = (credentialsPresented: boolean): void => {
+export const countAuthenticationDenied = (credentialsPresented: boolean, lockoutStarted = false): void => {
   metrics.addMetric(
     credentialsPresented ? METRIC.authenticationFailure : METRIC.authenticationChallenge,
     MetricUnit.Count,
     1,
   );
+  // A failure that locked an account (known or not: the metric tells no more than the answers do).
+  if (lockoutStarted) metrics.addMetric(METRIC.accountLockout, MetricUnit.Count, 1);
+  flush();
+};
+
+/**
+ * A streamed response that failed after its status was sent: the client got an unfinished body.
+ * It is no 5xx (the status was 200), so it is counted on its own, per route.
+ */
+export const countTruncatedResponse = (route: string): void => {
+  metrics.addDimension('route', route);
+  metrics.addMetric(METRIC.truncatedResponse, MetricUnit.Count, 1);
   flush();
 };

@@ -7,7 +7,7 @@ import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../bo
 import { MAX_BOOK_ID } from '../books/limits';
 import { MAX_LISTED_TAGS } from '../books/preconditions';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
-import { PreconditionRequiredError, ResultTooLargeError, UnsupportedMediaTypeError } from '../http/errors';
+import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
 import { CONTENDED_WRITE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
 
@@ -177,7 +177,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     query: true,
     responses: {
       '200': {
-        description: 'Matching books (empty when none match); with `limit` or `cursor`, one page of them',
+        description:
+          'Matching books (empty when none match), streamed as they are read; with `limit` or `cursor`, one page of them. A failure after the first byte ends the body as an unfinished array, which no JSON parser accepts',
         headers: {
           Link: {
             description: 'With `limit` or `cursor`, while more books match: `<next page URL>; rel="next"` (RFC 8288)',
@@ -187,7 +188,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
         content: jsonContent({ type: 'array', items: ref('Book') }),
       },
       '400': response('ValidationFailed'),
-      '422': response('ResultTooLarge'),
+      '422': response('ListTooLarge'),
     },
   },
   CreateBook: {
@@ -408,7 +409,7 @@ const components = () => {
         headers: {
           'WWW-Authenticate': {
             description:
-              'A Digest challenge: realm, qop="auth", algorithm, nonce, opaque (and stale=true for a spent or expired nonce)',
+              'A Digest challenge per offered algorithm (realm, qop="auth", algorithm, nonce, opaque, charset, and stale=true for a spent or expired nonce), then the Basic challenge `Basic realm="<realm>", charset="UTF-8"` (unless the deployment leaves it out)',
             schema: { type: 'string' },
           },
         },
@@ -436,9 +437,10 @@ const components = () => {
         description: 'This Idempotency-Key was used with a different book: the first request’s outcome stands',
         content: jsonContent(errorBody(422, new IdempotencyKeyReusedError().message)),
       },
-      ResultTooLarge: {
-        description: 'The whole list would pass the 6 MB a Lambda response can carry: ask for pages with `limit`',
-        content: jsonContent(errorBody(422, new ResultTooLargeError().message)),
+      ListTooLarge: {
+        description:
+          'Only where the operator set a cap (`listMaxBooks`): the unpaged list would hold more books than the cap; ask for pages with `limit`',
+        content: jsonContent(errorBody(422, new ListTooLargeError().message)),
       },
       ContendedWrite: {
         description:

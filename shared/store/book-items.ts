@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
 import type { BookChange } from '../books/ports';
+import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../books/schemas';
 import type { Book } from '../books/types';
 
 /**
@@ -29,6 +30,25 @@ export const BY_YEAR_INDEX = 'byYearShard';
 
 /** DynamoDB's limit on a partition key value (index keys included), in UTF-8 bytes. */
 export const MAX_PARTITION_KEY_BYTES = 2048;
+
+/**
+ * The largest a book item can be: every character of title, author (stored three times: as given,
+ * as the index key, inside the index's shard key) and ISBN (twice) at 3 UTF-8 bytes (a surrogate
+ * pair is 4 bytes for 2 characters), plus 512 bytes for attribute names, numbers and timestamps.
+ */
+export const MAX_BOOK_ITEM_BYTES = 3 * (MAX_TITLE_LENGTH + 3 * MAX_AUTHOR_LENGTH + 2 * MAX_ISBN_LENGTH) + 512;
+
+/**
+ * What a whole-list merge may hold of item data at once, however many keys it spans: each key has
+ * the page being merged and the next one read ahead, so the per-key page is this budget over
+ * 2 × keys × MAX_BOOK_ITEM_BYTES. With 32 book shards that is 20 items a page.
+ */
+export const LIST_MERGE_BUDGET_BYTES = 6 * 1024 * 1024;
+const PAGES_HELD_PER_KEY = 2;
+
+/** The Query page size of a whole list spread over `keys` keys, within LIST_MERGE_BUDGET_BYTES. */
+export const streamPageItems = (keys: number): number =>
+  Math.max(1, Math.floor(LIST_MERGE_BUDGET_BYTES / (PAGES_HELD_PER_KEY * keys * MAX_BOOK_ITEM_BYTES)));
 
 export const bookShardOf = (id: number) => id % BOOK_SHARDS;
 export const indexShardOf = (id: number) => id % INDEX_SHARDS;

@@ -35,6 +35,7 @@ import {
   isbnClaimKey,
   MAX_PARTITION_KEY_BYTES,
   shards,
+  streamPageItems,
   toBook,
   toBookItem,
   yearShardKey,
@@ -101,10 +102,12 @@ export class DynamoBookStore implements BookStore {
 
   /**
    * The matching books in ascending id order: one Query per key the filter spans (every book shard,
-   * or the author's or year's index shards), merged by id. Each key's next page is read only when
-   * the merge has taken its last book, so a caller that stops early (a full page, a response grown
-   * too large) reads no further; with `limit`, each Query asks for about the share of books its key
-   * is expected to hold, so a short page costs capacity for those items, not a 1 MB page per key.
+   * or the author's or year's index shards), merged by id. With `limit`, each Query asks for about
+   * the share of books its key is expected to hold, and a key's next page is read only when the
+   * merge has taken its last book, so a short page costs capacity for those items, not a 1 MB page
+   * per key. Without one (a whole list, streamed), each key reads pages of streamPageItems(keys)
+   * items, one page ahead of the merge: memory stays within LIST_MERGE_BUDGET_BYTES whatever the
+   * catalogue's size, and the merge rarely waits on a read. A caller that stops reads no further.
    */
   iterate(filter: BookFilter, options: ListOptions = {}): AsyncIterable<Book> {
     // DynamoDB refuses an oversized index key with an error; no stored author has one.
@@ -112,10 +115,12 @@ export class DynamoBookStore implements BookStore {
       return mergeAscending([], (book: Book) => book.id);
     }
     const queries = this.listQueries(filter);
-    const perKey =
-      options.limit === undefined ? undefined : Math.min(options.limit, Math.ceil(options.limit / queries.length) + 1);
+    const reading =
+      options.limit === undefined
+        ? { pageSize: streamPageItems(queries.length), readAhead: true }
+        : { pageSize: Math.min(options.limit, Math.ceil(options.limit / queries.length) + 1), readAhead: false };
     const sources = queries.map(({ query, startKey }) =>
-      this.queryPages(query, options.after === undefined ? undefined : startKey(options.after), perKey),
+      this.queryPages(query, options.after === undefined ? undefined : startKey(options.after), reading),
     );
     return take(
       mergeAscending(sources, (book) => book.id),
@@ -309,24 +314,35 @@ export class DynamoBookStore implements BookStore {
     return Item as BookItem | undefined;
   }
 
-  /** One key's books in ascending id order, a page at a time as the merge asks for them. */
+  /**
+   * One key's books in ascending id order, a page at a time as the merge asks for them; with
+   * `readAhead`, the next page is requested as soon as the current one arrives.
+   */
   private async *queryPages(
     query: QueryCommandInput,
     startKey: Record<string, unknown> | undefined,
-    pageSize: number | undefined,
+    { pageSize, readAhead }: { pageSize: number; readAhead: boolean },
   ): AsyncGenerator<Book, void, undefined> {
-    let exclusiveStartKey = startKey;
-    do {
-      const page = await this.client.send(
+    const read = (exclusiveStartKey: Record<string, unknown> | undefined) => {
+      const page = this.client.send(
         new QueryCommand({
           ...query,
           ...(exclusiveStartKey && { ExclusiveStartKey: exclusiveStartKey }),
-          ...(pageSize !== undefined && { Limit: pageSize }),
+          Limit: pageSize,
         }),
       );
-      for (const item of page.Items ?? []) yield toBook(item as BookItem);
-      exclusiveStartKey = page.LastEvaluatedKey;
-    } while (exclusiveStartKey);
+      // A page read ahead for a caller that then stops is never awaited: its failure is nobody's.
+      page.catch(() => undefined);
+      return page;
+    };
+    let pending = read(startKey);
+    while (true) {
+      const { Items, LastEvaluatedKey } = await pending;
+      const ahead = LastEvaluatedKey && readAhead ? read(LastEvaluatedKey) : undefined;
+      for (const item of Items ?? []) yield toBook(item as BookItem);
+      if (!LastEvaluatedKey) return;
+      pending = ahead ?? read(LastEvaluatedKey);
+    }
   }
 
   /**

@@ -41,11 +41,11 @@ const curlCreate = (...auth: string[]) =>
   );
 
 describe('real clients against the local API (demo:demo)', () => {
-  it('a request without credentials gets 401 and a Digest challenge', async () => {
+  it("a request without credentials gets 401, a Digest challenge and the contract's Basic challenge", async () => {
     const response = await fetch(`${api.baseUrl}/api/books`);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(
-      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="/,
+      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[^"]+", .*, Basic realm="books", charset="UTF-8"$/,
     );
   });
 
@@ -148,7 +148,7 @@ describe('Digest over HTTP', () => {
     expect((await fetch(`${api.baseUrl}/api/books`, { headers: { authorization: header } })).status).toBe(200);
     const replay = await fetch(`${api.baseUrl}/api/books`, { headers: { authorization: header } });
     expect(replay.status).toBe(401);
-    expect(replay.headers.get('www-authenticate')).toMatch(/stale=true$/);
+    expect(replay.headers.get('www-authenticate')).toMatch(/stale=true, Basic realm="books", charset="UTF-8"$/);
   });
 
   it('refuses a header made for another request target', async () => {

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
-/** A lowered response ceiling, so "larger than one response" needs ~20 books rather than 6 MB of them. */
-const MAX_RESPONSE_BYTES = 4_000;
+/** The operator's cap on an unpaged list, below the 23 books this file creates. */
+const LIST_MAX_BOOKS = 20;
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 const created: { id: number; author: string; publicationYear: number }[] = [];
 
 beforeAll(async () => {
-  api = await startLocalApi({ env: { MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) } });
+  api = await startLocalApi({ env: { LIST_MAX_BOOKS: String(LIST_MAX_BOOKS) } });
   for (let i = 0; i < 23; i++) {
     const response = await get('/api/books', {
       method: 'POST',
@@ -93,12 +93,20 @@ describe('GET /api/books with limit and cursor', () => {
   });
 });
 
-describe('GET /api/books past the response ceiling', () => {
+describe('GET /api/books past the operator’s cap (LIST_MAX_BOOKS)', () => {
   it('answers 422 pointing to pagination, never a truncated array', async () => {
     const response = await get('/api/books');
     expect(response.status).toBe(422);
     const body = await response.json();
     expect(body).toEqual({ timestamp: expect.any(String), status: 422, message: expect.stringContaining('?limit=') });
+  });
+
+  it('answers a filtered list within the cap whole, and pages past the cap as before', async () => {
+    const atCap = await get('/api/books?year=1999');
+    const byYear = created.filter((b) => b.publicationYear === 1999).map((b) => b.id);
+    expect(atCap.status).toBe(200);
+    expect(((await atCap.json()) as { id: number }[]).map((b) => b.id)).toEqual(byYear);
+    expect((await walk(`/api/books?limit=${LIST_MAX_BOOKS + 3}`)).flat()).toEqual(created.map((b) => b.id));
   });
 
   it('still answers the full array when the result fits', async () => {

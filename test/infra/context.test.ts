@@ -4,11 +4,13 @@ import { InvalidContextError, stackOptionsFromContext } from '../../infra/contex
 const options = (context: Record<string, string> = {}) => stackOptionsFromContext((name) => context[name]);
 
 describe('stack options from cdk context', () => {
-  it('defaults to a dev stage with every route protected, MD5 and SHA-256 Digest and 50 requests/s, burst 100', () => {
+  it('defaults to a dev stage with every route protected, MD5 Digest then Basic and 50 requests/s, burst 100', () => {
     expect(options()).toEqual({
       stage: 'dev',
       realm: 'books',
-      digestAlgorithms: ['MD5', 'SHA-256'],
+      digestAlgorithms: ['MD5'],
+      basicChallenge: 'last',
+      lockout: { failureLimit: 100, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 900 },
       publicReads: false,
       requireIfMatch: false,
       retainData: false,
@@ -33,6 +35,7 @@ describe('stack options from cdk context', () => {
         stage: 'prod',
         realm: 'library',
         digestAlgorithm: 'SHA-256',
+        basicChallenge: 'first',
         publicReads: 'true',
         requireIfMatch: 'true',
         throttleRate: '100',
@@ -44,6 +47,7 @@ describe('stack options from cdk context', () => {
       stage: 'prod',
       realm: 'library',
       digestAlgorithms: ['SHA-256'],
+      basicChallenge: 'first',
       publicReads: true,
       requireIfMatch: true,
       retainData: true,
@@ -54,9 +58,27 @@ describe('stack options from cdk context', () => {
     expect(options({ stage: 'test', retainData: 'true' }).retainData).toBe(true);
   });
 
+  it('reads the failure limit and the lockout schedule, refusing what is not a positive whole number', () => {
+    expect(
+      options({ failureLimit: '20', lockoutAfter: '3', lockoutSeconds: '30', lockoutMaxSeconds: '3600' }).lockout,
+    ).toEqual({ failureLimit: 20, lockoutAfter: 3, lockoutSeconds: 30, lockoutMaxSeconds: 3600 });
+    expect(() => options({ failureLimit: '0' })).toThrow(
+      new InvalidContextError('Context option failureLimit="0" is not a positive whole number'),
+    );
+    expect(() => options({ lockoutAfter: '2.5' })).toThrow(InvalidContextError);
+    expect(() => options({ lockoutSeconds: '600', lockoutMaxSeconds: '300' })).toThrow(
+      'Context option lockoutMaxSeconds must be at least lockoutSeconds',
+    );
+  });
+
   it('offers the Digest algorithms in the order given', () => {
     expect(options({ digestAlgorithm: 'SHA-256,MD5' }).digestAlgorithms).toEqual(['SHA-256', 'MD5']);
     expect(options({ digestAlgorithm: 'md5' }).digestAlgorithms).toEqual(['MD5']);
+  });
+
+  it('puts the Basic challenge where the option says, or leaves it out', () => {
+    expect(options({ basicChallenge: 'none' }).basicChallenge).toBe('none');
+    expect(options({ basicChallenge: 'First' }).basicChallenge).toBe('first');
   });
 
   it.each([
@@ -66,6 +88,7 @@ describe('stack options from cdk context', () => {
     ['tracing', 'TRUE', '"true" or "false"'],
     ['digestAlgorithm', 'SHA-512', '"MD5", "SHA-256" or "MD5,SHA-256"'],
     ['digestAlgorithm', 'MD5,MD5', '"MD5", "SHA-256" or "MD5,SHA-256"'],
+    ['basicChallenge', 'middle', '"last", "first" or "none"'],
     ['realm', "it's", 'without quotes or backslashes'],
     ['realm', 'say "hi"', 'without quotes or backslashes'],
     ['realm', 'back\\slash', 'without quotes or backslashes'],

@@ -51,9 +51,12 @@ describe('BookLibraryStack', () => {
     prod = synth('prod', true, {
       publicReads: true,
       digestAlgorithms: ['SHA-256'],
+      lockout: { failureLimit: 50, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 1800 },
+      basicChallenge: 'none',
       tracing: true,
       alarmTopicArn: TOPIC,
       webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/ops/abc',
+      listMaxBooks: 50_000,
     });
   }, 180_000);
 
@@ -148,22 +151,71 @@ describe('BookLibraryStack', () => {
     });
   });
 
-  it('gives the authorizer only GetItem/PutItem on the auth table, which also keeps its nonce key', () => {
+  it('gives the authorizer only GetItem, PutItem (nonces, its key) and UpdateItem (failure records) on the auth table', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     const policies = template.findResources('AWS::IAM::Policy');
     const authorizerPolicy = JSON.stringify(Object.entries(policies).find(([id]) => id.startsWith('Authorizer'))?.[1]);
-    expect(authorizerPolicy).toContain('dynamodb:GetItem');
-    expect(authorizerPolicy).toContain('dynamodb:PutItem');
+    const actions = [...new Set(authorizerPolicy.match(/dynamodb:\w+/g))].sort();
+    expect(actions).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(authorizerPolicy).not.toContain('secretsmanager');
-    expect(authorizerPolicy).not.toContain('dynamodb:DeleteItem');
   });
 
-  it('offers MD5 and SHA-256 Digest by default, and only SHA-256 when the option asks for it', () => {
-    const digestAlgorithmOf = (t: Template) =>
+  it('hands the lockout options to the authorizer: the defaults, or what the stack was given', () => {
+    const variablesOf = (t: Template) =>
       Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Authorizer'))?.[1]
-        .Properties.Environment.Variables.DIGEST_ALGORITHM;
-    expect(digestAlgorithmOf(template)).toBe('MD5,SHA-256');
-    expect(digestAlgorithmOf(prod.template)).toBe('SHA-256');
+        .Properties.Environment.Variables;
+    expect(variablesOf(template)).toMatchObject({
+      AUTH_FAILURE_LIMIT: '100',
+      AUTH_LOCKOUT_AFTER: '5',
+      AUTH_LOCKOUT_SECONDS: '60',
+      AUTH_LOCKOUT_MAX_SECONDS: '900',
+    });
+    expect(variablesOf(prod.template)).toMatchObject({ AUTH_FAILURE_LIMIT: '50', AUTH_LOCKOUT_MAX_SECONDS: '1800' });
+  });
+
+  it('offers MD5 Digest then Basic by default, and what the options ask for otherwise', () => {
+    const authorizerEnvironment = (t: Template) =>
+      Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Authorizer'))?.[1]
+        .Properties.Environment.Variables;
+    expect(authorizerEnvironment(template)).toMatchObject({ DIGEST_ALGORITHM: 'MD5', BASIC_CHALLENGE: 'last' });
+    expect(authorizerEnvironment(prod.template)).toMatchObject({
+      DIGEST_ALGORITHM: 'SHA-256',
+      BASIC_CHALLENGE: 'none',
+    });
+  });
+
+  it('streams the list: STREAM transfer mode through the response-streaming invocation URI, as long as its function runs', () => {
+    const listFunction = Object.keys(
+      template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 300 } }),
+    ).filter((id) => id.startsWith('ListBooks'));
+    expect(listFunction).toHaveLength(1);
+    const streamed = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+      (method) => method.Properties.Integration.ResponseTransferMode === 'STREAM',
+    );
+    expect(streamed).toHaveLength(1);
+    const [list] = streamed as [{ Properties: { HttpMethod: string; Integration: Record<string, unknown> } }];
+    expect(list.Properties.HttpMethod).toBe('GET');
+    expect(list.Properties.Integration.TimeoutInMillis).toBe(300_000);
+    const uri = JSON.stringify(list.Properties.Integration.Uri);
+    expect(uri).toContain(':lambda:path/2021-11-15/functions/');
+    expect(uri).toContain('/response-streaming-invocations');
+    expect(uri).toContain(listFunction[0]);
+    // Every other route stays buffered, through the ordinary invocation URI.
+    const buffered = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+      (method) => method.Properties.Integration.ResponseTransferMode !== 'STREAM',
+    );
+    expect(buffered).toHaveLength(ROUTES.length - 1);
+    for (const method of buffered) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/invocations');
+  });
+
+  it('sets the operator’s list cap on the list function only, and none by default', () => {
+    const capped = Object.entries(
+      prod.template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { LIST_MAX_BOOKS: '50000' } } },
+      }),
+    );
+    expect(capped.map(([id]) => id.replace(/Function.*/, ''))).toEqual(['ListBooks']);
+    expect(JSON.stringify(template.findResources('AWS::Lambda::Function'))).not.toContain('LIST_MAX_BOOKS');
   });
 
   it('throttles the stage', () => {
@@ -283,9 +335,18 @@ describe('BookLibraryStack', () => {
   });
 
   describe('operations', () => {
-    it('alarms on the 5xx rate, Lambda throttles and authorizer errors', () => {
+    it('alarms on the 5xx rate, Lambda throttles, authorizer errors and account lockouts', () => {
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
-      expect(alarms).toHaveLength(3);
+      expect(alarms).toHaveLength(4);
+      expect(alarms.find((a) => a.MetricName === 'AccountLockouts')).toMatchObject({
+        Namespace: 'BookLibrary',
+        Dimensions: [{ Name: 'service', Value: 'book-library' }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 10,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
       const text = JSON.stringify(alarms);
       expect(text).toContain('5XXError');
       expect(text).toContain('Throttles');

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
+import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
 import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
@@ -20,12 +21,14 @@ const H = (algorithm: DigestAlgorithm, text: string) =>
 
 let tables: Awaited<ReturnType<typeof createTestTables>>;
 /** A new container: its own authenticator, the shared table and nonce key. */
-const container = (algorithms: DigestAlgorithm[] = ['MD5', 'SHA-256']) =>
+/** Lockouts are tested in guessing-limit-dynamodb.test.ts: here every answer is evaluated. */
+const NEVER_LOCKS: LockoutPolicy = { ...DEFAULT_LOCKOUT_POLICY, lockoutAfter: 1_000_000, failureLimit: 1_000_000 };
+const container = (algorithms: DigestAlgorithm[] = ['MD5', 'SHA-256'], lockout = NEVER_LOCKS) =>
   new Authenticator(
     new DynamoUserStore(tables.documentClient, tables.names.auth),
     new DynamoNonceLedger(tables.documentClient, tables.names.auth),
     new NonceCodec(Buffer.from('shared-key'), 300, undefined, tables.names.auth),
-    { realm: REALM, algorithms },
+    { realm: REALM, algorithms, lockout },
   );
 
 beforeAll(async () => {

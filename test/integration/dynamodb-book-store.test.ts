@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
+import { seedBooks } from '../../bench/seed';
 import {
   BookNotFoundError,
   DuplicateIsbnError,
@@ -10,11 +11,20 @@ import {
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { ListOptions } from '../../shared/books/ports';
 import type { BookFilter, BookPatch } from '../../shared/books/types';
-import { ID_BLOCKS_KEY, INDEX_SHARDS, idempotencyRecordKey } from '../../shared/store/book-items';
+import {
+  BOOK_SHARDS,
+  ID_BLOCKS_KEY,
+  INDEX_SHARDS,
+  idempotencyRecordKey,
+  LIST_MERGE_BUDGET_BYTES,
+  MAX_BOOK_ITEM_BYTES,
+  streamPageItems,
+  toBookItem,
+} from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { IdBlockAllocator } from '../../shared/store/id-blocks';
-import { newBook } from '../support/books';
+import { newBook, STAMP } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 describe('DynamoBookStore against DynamoDB Local', () => {
@@ -191,7 +201,11 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
     expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([1]));
     recorded.sent.length = 0;
     await list({});
-    expect(queries().every((command) => !('Limit' in command.input))).toBe(true);
+    // A whole list reads pages sized so the merge holds LIST_MERGE_BUDGET_BYTES at most.
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([streamPageItems(32)]));
+    recorded.sent.length = 0;
+    await list({ year: 1990 });
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([streamPageItems(16)]));
   });
 
   it('resumes every key after the cursor’s id, on the table and on each index', async () => {
@@ -407,6 +421,72 @@ describe('DynamoBookStore: one key holding more than its share of a page (Dynamo
     expect(await list({ author: 'LOPSIDED', year: 1800 })).toStrictEqual([lopsided[0], lopsided[2]]);
     expect(await list({ author: 'LOPSIDED', year: 1801 })).toStrictEqual([lopsided[1], lopsided[3]]);
     expect(await list({ author: 'LOPSIDED', year: 2000 })).toStrictEqual([]);
+  });
+});
+
+describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
+  const BOOKS = 1_400; // about 44 a book shard: three pages each
+  let recorded: ReturnType<typeof createRecordingDocumentClient>;
+  let store: DynamoBookStore;
+
+  beforeAll(async () => {
+    const own = await createTestTables();
+    await seedBooks(createPatientDocumentClient(own.endpoint), own.names.books, 1, BOOKS, (id) => ({
+      ...newBook(`whole-${id}`),
+      id,
+    }));
+    recorded = createRecordingDocumentClient(own.endpoint);
+    store = new DynamoBookStore(recorded.client, own.names.books);
+  });
+
+  it('sizes pages so that every shard’s page and the one read ahead fit the budget, whatever the item', () => {
+    const longest = toBookItem(
+      {
+        id: Number.MAX_SAFE_INTEGER,
+        title: '\u20ac'.repeat(500),
+        author: '\u20ac'.repeat(300),
+        isbn: '\u20ac'.repeat(32),
+        publicationYear: 9999,
+        createdAt: STAMP,
+        updatedAt: STAMP,
+      },
+      Number.MAX_SAFE_INTEGER,
+    );
+    expect(Buffer.byteLength(JSON.stringify(longest))).toBeLessThanOrEqual(MAX_BOOK_ITEM_BYTES);
+    for (const keys of [INDEX_SHARDS, BOOK_SHARDS, 64]) {
+      expect(2 * keys * streamPageItems(keys) * MAX_BOOK_ITEM_BYTES).toBeLessThanOrEqual(LIST_MERGE_BUDGET_BYTES);
+      expect(2 * keys * (streamPageItems(keys) + 1) * MAX_BOOK_ITEM_BYTES).toBeGreaterThan(LIST_MERGE_BUDGET_BYTES);
+    }
+    expect(streamPageItems(100_000)).toBe(1);
+  });
+
+  it('lists every book in ascending id order, each key’s next page asked for before the merge needs it', async () => {
+    recorded.sent.length = 0;
+    let taken = 0;
+    const takenWhenSent: number[] = [];
+    recorded.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { ExclusiveStartKey?: { pk?: string } };
+        if (context.commandName === 'QueryCommand' && input.ExclusiveStartKey?.pk === 'BOOK#0')
+          takenWhenSent.push(taken);
+        return next(args);
+      },
+      { step: 'initialize', name: 'takenWhenSent' },
+    );
+    const ids: number[] = [];
+    for await (const book of store.iterate({})) {
+      ids.push(book.id);
+      taken++;
+    }
+    recorded.client.middlewareStack.remove('takenWhenSent');
+    expect(ids).toStrictEqual(Array.from({ length: BOOKS }, (_, i) => i + 1));
+    const queries = recorded.sent.filter((command) => command.name === 'QueryCommand');
+    expect(queries.every((command) => command.input.ConsistentRead === true)).toBe(true);
+    expect(queries).toHaveLength(BOOK_SHARDS * Math.ceil(BOOKS / BOOK_SHARDS / streamPageItems(BOOK_SHARDS)));
+    // Shard 0's first page holds its books up to id 640, all taken by the merge before it needs the
+    // second page: read ahead, that page was asked for long before.
+    expect(takenWhenSent).toHaveLength(2);
+    expect(takenWhenSent[0]).toBeLessThan(BOOK_SHARDS * streamPageItems(BOOK_SHARDS) - BOOK_SHARDS);
   });
 });
 

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../local/gateway';
+import { bufferedHandler } from '../../local/streaming-response';
 import { AUTHORIZER, ROUTES } from '../../shared/api/routes';
 import { prepareFunctionEnvironment } from '../support/local-api';
 
@@ -24,7 +25,9 @@ const EXPECTED: [file: string, outcome: number | 'Allow' | 'Deny'][] = [
 const load = (file: string) => JSON.parse(readFileSync(`events/${file}`, 'utf8'));
 
 type Handler = (event: unknown, context: unknown) => Promise<Record<string, unknown>>;
-const handlerOf = async (entry: string): Promise<Handler> => (await import(`../../${entry}`)).handler;
+/** A streaming handler (the list) is invoked as API Gateway invokes it, its body collected. */
+const handlerOf = async (entry: string): Promise<Handler> =>
+  bufferedHandler((await import(`../../${entry}`)).handler) as unknown as Handler;
 
 describe('sample events under events/', () => {
   beforeAll(async () => {

@@ -34,7 +34,8 @@ let authorize: (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAu
 let logs: ReturnType<typeof captureLogs>;
 beforeAll(async () => {
   // INFO, so each denial's reason is logged and the guard can see how far a case got.
-  await prepareFunctionEnvironment({ POWERTOOLS_LOG_LEVEL: 'INFO' });
+  // Both algorithms, so the property answers either (the default offers MD5 alone).
+  await prepareFunctionEnvironment({ POWERTOOLS_LOG_LEVEL: 'INFO', DIGEST_ALGORITHM: 'MD5,SHA-256' });
   ({ handler: authorize } = await import('../../functions/authorizer/handler'));
   logs = captureLogs();
   console.info(`authorizer fuzz: ${RUNS} runs per property, seed ${SEED} (replay with FUZZ_SEED=${SEED})`);

@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
+import { bufferedHandler } from '../../local/streaming-response';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 import { createTestTables } from '../support/dynamodb';
@@ -41,7 +42,7 @@ beforeAll(async () => {
     patch: import('../../functions/books/patch'),
     remove: import('../../functions/books/delete'),
   };
-  for (const [name, module] of Object.entries(modules)) handlers[name] = (await module).handler as Handler;
+  for (const [name, module] of Object.entries(modules)) handlers[name] = bufferedHandler((await module).handler);
   client = (await import('../../functions/books/wiring')).booksDocumentClient();
 });
 afterEach(async () => {

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
 import { lambdaContext } from '../../local/gateway';
+import { bufferedHandler } from '../../local/streaming-response';
 import { GIVE_UP_BEFORE_TIMEOUT_MS } from '../../shared/http/http-handler';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 import { captureLogs } from '../support/log-capture';
@@ -30,7 +31,7 @@ beforeEach(() => {
 const container = async (endpoint: string) => {
   process.env.DYNAMODB_ENDPOINT = endpoint;
   return {
-    list: (await import('../../functions/books/list')).handler as Handler,
+    list: bufferedHandler((await import('../../functions/books/list')).handler),
     create: (await import('../../functions/books/create')).handler as Handler,
   };
 };

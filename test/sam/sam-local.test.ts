@@ -173,14 +173,17 @@ const routeOf = (eventFile: string) => {
   return route?.name as string;
 };
 
+/** The list route streams; SAM's local API buffers a function's answer and cannot read a stream. */
+const STREAMED_LIST_EVENT = 'list-books.json';
+
 const DUNE = { title: 'Dune', author: 'Frank Herbert', isbn: '978-0441013593', publicationYear: 1965 };
 
 describe('sam local invoke, every sample event under events/ (in order, on a fresh database)', () => {
-  it('covers every event file', () => {
+  it('covers every event file but the streamed list’s, which SAM cannot run (docs/sam.md)', () => {
     const covered = [
       'create-book.json',
       'get-book.json',
-      'list-books.json',
+      STREAMED_LIST_EVENT,
       'replace-book.json',
       'patch-book.json',
       'delete-book.json',
@@ -216,10 +219,10 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
     expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE });
   });
 
-  it('list-books.json: 200, the author and year filters find it', async () => {
-    const response = await invoke(routeOf('list-books.json'), 'list-books.json');
-    expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body)).toEqual([expect.objectContaining({ id: 1, ...DUNE })]);
+  // list-books.json runs through the real handler in test/integration/sample-events.test.ts: the
+  // list streams (Lambda response streaming), which SAM's runtime emulation does not run.
+  it('list-books.json belongs to the streaming list route', () => {
+    expect(ROUTES.find((route) => route.name === routeOf(STREAMED_LIST_EVENT))).toMatchObject({ streaming: true });
   });
 
   it('replace-book.json: 200 with the replaced year', async () => {
@@ -257,10 +260,12 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
     expect(result.context.user).toBe('demo');
   });
 
-  it('authorizer-no-credentials.json: Deny, with the Digest challenges for the gateway response', async () => {
+  it('authorizer-no-credentials.json: Deny, with the Digest and Basic challenges for the gateway response', async () => {
     const result = await invoke('Authorizer/Handler', 'authorizer-no-credentials.json');
     expect(result.policyDocument.Statement[0].Effect).toBe('Deny');
-    expect(result.context.challenge).toMatch(/^Digest realm="books", .*algorithm=MD5.*Digest realm="books", .*SHA-256/);
+    expect(result.context.challenge).toMatch(
+      /^Digest realm="books", .*algorithm=MD5.*, Basic realm="books", charset="UTF-8"$/,
+    );
   });
 });
 
@@ -307,7 +312,7 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
 
-  it('creates, reads, lists, replaces, patches and deletes a book with Basic credentials', async () => {
+  it('creates, reads, replaces, patches and deletes a book with Basic credentials', async () => {
     const book = { title: 'Solaris', author: 'Stanisław Lem', isbn: '978-0156027601', publicationYear: 1961 };
     const created = await call('POST', '/api/books', book);
     expect(created.status).toBe(201);
@@ -318,10 +323,7 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
     expect(read.status).toBe(200);
     expect(await read.json()).toMatchObject({ id, ...book });
 
-    const listed = await call('GET', `/api/books?author=${encodeURIComponent('stanisław lem')}`);
-    expect(listed.status).toBe(200);
-    expect(await listed.json()).toEqual([expect.objectContaining({ id, ...book })]);
-
+    // No list here: under SAM the streamed list answers 502 (docs/sam.md); `npm start` streams it.
     const replaced = await call('PUT', `/api/books/${id}`, { ...book, publicationYear: 1970 });
     expect(replaced.status).toBe(200);
     expect(await replaced.json()).toMatchObject({ id, publicationYear: 1970 });

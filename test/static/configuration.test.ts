@@ -59,11 +59,19 @@ describe('configuration', () => {
   });
 
   it('gives the defaults when a variable is unset or empty, as sam local passes declared ones', () => {
-    for (const env of [{}, { AUTH_REALM: '', NONCE_LIFETIME_SECONDS: '', PUBLIC_READS: '', DIGEST_ALGORITHM: '' }]) {
+    const empty = {
+      AUTH_REALM: '',
+      NONCE_LIFETIME_SECONDS: '',
+      PUBLIC_READS: '',
+      DIGEST_ALGORITHM: '',
+      BASIC_CHALLENGE: '',
+    };
+    for (const env of [{}, empty]) {
       expect(readSetting('realm', env)).toBe(DEFAULTS.realm);
       expect(readSetting('nonceLifetimeSeconds', env)).toBe(DEFAULTS.nonceLifetimeSeconds);
       expect(readSetting('publicReads', env)).toBe(false);
-      expect(readSetting('digestAlgorithms', env)).toEqual(['MD5', 'SHA-256']);
+      expect(readSetting('digestAlgorithms', env)).toEqual(['MD5']);
+      expect(readSetting('basicChallenge', env)).toBe('last');
       expect(readSetting('serviceName', env)).toBe('book-library');
       expect(readSetting('metricsNamespace', env)).toBe('BookLibrary');
       expect(readSetting('dynamodbEndpoint', env)).toBeUndefined();
@@ -77,6 +85,7 @@ describe('configuration', () => {
       NONCE_LIFETIME_SECONDS: '60',
       PUBLIC_READS: 'true',
       DIGEST_ALGORITHM: 'sha-256',
+      BASIC_CHALLENGE: 'none',
       BOOKS_TABLE_NAME: 'b',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
     };
@@ -84,6 +93,7 @@ describe('configuration', () => {
     expect(readSetting('nonceLifetimeSeconds', env)).toBe(60);
     expect(readSetting('publicReads', env)).toBe(true);
     expect(readSetting('digestAlgorithms', env)).toEqual(['SHA-256']);
+    expect(readSetting('basicChallenge', env)).toBe('none');
     expect(readSetting('booksTableName', env)).toBe('b');
     expect(readSetting('dynamodbEndpoint', env)).toBe('http://127.0.0.1:8000');
   });
@@ -99,6 +109,11 @@ describe('configuration', () => {
     refused('nonceLifetimeSeconds', { NONCE_LIFETIME_SECONDS: '0' }, 'a positive whole number');
     refused('publicReads', { PUBLIC_READS: 'yes' }, 'PUBLIC_READS "yes" is not valid: expected "true" or "false"');
     refused('digestAlgorithms', { DIGEST_ALGORITHM: 'SHA-1' }, 'DIGEST_ALGORITHM "SHA-1" is not valid');
+    refused(
+      'basicChallenge',
+      { BASIC_CHALLENGE: 'middle' },
+      'BASIC_CHALLENGE "middle" is not valid: expected last, first or none',
+    );
   });
 
   it('writes values back as the variables that read as the same values', () => {
@@ -108,6 +123,7 @@ describe('configuration', () => {
       nonceLifetimeSeconds: 120,
       publicReads: true,
       digestAlgorithms: ['SHA-256', 'MD5'] as const,
+      basicChallenge: 'first' as const,
       nonceSecret: undefined,
     };
     const env = toEnvironment(values);
@@ -117,6 +133,7 @@ describe('configuration', () => {
       NONCE_LIFETIME_SECONDS: '120',
       PUBLIC_READS: 'true',
       DIGEST_ALGORITHM: 'SHA-256,MD5',
+      BASIC_CHALLENGE: 'first',
     });
     for (const [key, value] of Object.entries(values)) {
       if (value !== undefined) expect(readSetting(key as keyof typeof SETTINGS, env)).toEqual(value);

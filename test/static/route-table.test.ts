@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+// A streaming handler calls the runtime's awslambda global as it loads, as on Lambda.
+import '../../local/streaming-response';
 import { AUTHORIZER, ROUTES } from '../../shared/api/routes';
 import { PROJECT_ROOT } from '../support/source-files';
 

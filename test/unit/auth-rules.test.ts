@@ -90,11 +90,36 @@ describe('the authenticator', () => {
     });
   });
 
-  it('challenges with one Digest challenge per offered algorithm, in order, not stale unless asked', () => {
+  it('challenges with one Digest challenge per offered algorithm, in order, then Basic; not stale unless asked', () => {
     const fields =
-      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="([0-9a-f]{32})", charset="UTF-8", Digest realm="books", qop="auth", algorithm=SHA-256, nonce="[\w-]+", opaque="\1", charset="UTF-8"$/;
+      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="([0-9a-f]{32})", charset="UTF-8", Digest realm="books", qop="auth", algorithm=SHA-256, nonce="[\w-]+", opaque="\1", charset="UTF-8", Basic realm="books", charset="UTF-8"$/;
     expect(auth.challenge()).toMatch(fields);
-    expect(auth.challenge(true)).toMatch(/charset="UTF-8", stale=true$/);
+    expect(auth.challenge(true).match(/stale=true/g)).toHaveLength(2);
+    expect(auth.challenge(true)).toMatch(/charset="UTF-8", stale=true, Basic realm="books", charset="UTF-8"$/);
+  });
+
+  it.each([
+    [
+      'first',
+      /^Basic realm="books", charset="UTF-8", Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8"$/,
+    ],
+    ['none', /^Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8"$/],
+    [
+      'last',
+      /^Digest realm="books", qop="auth", algorithm=MD5, [^,]+, [^,]+, charset="UTF-8", Basic realm="books", charset="UTF-8"$/,
+    ],
+  ] as const)('puts the Basic challenge where basicChallenge=%s says', (basicChallenge, field) => {
+    const placed = new Authenticator(
+      new MemoryUserStore(),
+      new MemoryNonceLedger(),
+      new NonceCodec(Buffer.from('s'), 1),
+      {
+        realm: REALM,
+        algorithms: ['MD5'],
+        basicChallenge,
+      },
+    );
+    expect(placed.challenge()).toMatch(field);
   });
 
   it('quotes the realm, and gives each realm its own opaque', () => {
@@ -180,7 +205,7 @@ describe('the authenticator', () => {
     expect(first.ok && first.authenticationInfo).toMatch(/^nextnonce="[\w-]+"$/);
     const again = await auth.authenticate(request(header));
     expect(reasonOf(again)).toBe('nonce already used');
-    expect(again.ok || again.challenge).toMatch(/stale=true$/);
+    expect(again.ok || again.challenge).toMatch(/stale=true, Basic realm="books", charset="UTF-8"$/);
   });
 
   it('calls an expired nonce stale when the answer was right', async () => {
@@ -188,7 +213,7 @@ describe('the authenticator', () => {
     now += 301;
     const result = await auth.authenticate(request(header));
     expect(reasonOf(result)).toBe('nonce expired');
-    expect(result.ok || result.challenge).toMatch(/stale=true$/);
+    expect(result.ok || result.challenge).toMatch(/stale=true, Basic realm="books", charset="UTF-8"$/);
   });
 });
 

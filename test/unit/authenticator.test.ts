@@ -60,10 +60,10 @@ describe('Authenticator', () => {
     });
   });
 
-  it('challenges a request without credentials with a Digest challenge (qop=auth, MD5, opaque)', async () => {
+  it('challenges a request without credentials with a Digest challenge (qop=auth, MD5, opaque), then Basic', async () => {
     const result = denied(await auth.authenticate(request(undefined)));
     expect(result.challenge).toMatch(
-      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="\w+", charset="UTF-8"$/,
+      /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="\w+", charset="UTF-8", Basic realm="books", charset="UTF-8"$/,
     );
     expect(ledger.spent.size).toBe(0); // a challenge writes nothing
   });
@@ -93,14 +93,16 @@ describe('Authenticator', () => {
     expect((await auth.authenticate(request(header))).ok).toBe(true);
     const replay = denied(await auth.authenticate(request(header)));
     expect(replay.reason).toBe('nonce already used');
-    expect(replay.challenge).toMatch(/, stale=true$/);
+    expect(replay.challenge).toMatch(/, stale=true, Basic realm="books", charset="UTF-8"$/);
     expect(replay.challenge).not.toContain(/nonce="([^"]+)"/.exec(header)?.[1]);
   });
 
   it('refuses an expired nonce with stale=true when the digest is right, and without when it is wrong', async () => {
     const challenge = auth.challenge();
     now += 301;
-    expect(denied(await auth.authenticate(request(digestHeader(challenge)))).challenge).toMatch(/stale=true$/);
+    expect(denied(await auth.authenticate(request(digestHeader(challenge)))).challenge).toMatch(
+      /stale=true, Basic realm="books", charset="UTF-8"$/,
+    );
     expect(denied(await auth.authenticate(request(digestHeader(challenge, { password: 'x' })))).challenge).not.toMatch(
       /stale/,
     );
@@ -201,11 +203,12 @@ describe('Authenticator: offers, names and the next nonce', () => {
     authorization,
   });
 
-  it('offers one Digest challenge per algorithm in one field, MD5 first, each announcing UTF-8', async () => {
+  it('offers one Digest challenge per algorithm in one field, MD5 first, then Basic, each announcing UTF-8', async () => {
     const { auth } = await setup();
     const value = auth.challenge();
     expect(Object.keys(challenges(value))).toEqual(['MD5', 'SHA-256']);
-    expect(value.match(/charset="UTF-8"/g)).toHaveLength(2);
+    expect(value.match(/charset="UTF-8"/g)).toHaveLength(3);
+    expect(value).toMatch(/, Basic realm="books", charset="UTF-8"$/);
   });
 
   it.each(['MD5', 'SHA-256'] as const)('accepts a UTF-8 user answering the %s challenge', async (algorithm) => {

@@ -21,9 +21,7 @@ import { contextFor, proxyEventFor, type RawRequest } from '../support/proxy-eve
 Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'true' });
 const { httpHandler, GIVE_UP_BEFORE_TIMEOUT_MS } = await import('../../shared/http/http-handler');
 const { jsonBody, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } = await import('../../shared/http/json-body');
-const { PayloadTooLargeError, ResultTooLargeError, UnsupportedMediaTypeError } = await import(
-  '../../shared/http/errors'
-);
+const { PayloadTooLargeError, ListTooLargeError, UnsupportedMediaTypeError } = await import('../../shared/http/errors');
 const { nextPageLink } = await import('../../shared/http/pagination');
 const { requestUrl } = await import('../../shared/http/request-url');
 const responses = await import('../../shared/http/responses');
@@ -87,7 +85,7 @@ describe('errors become the contract answers', () => {
   it.each([
     [new PayloadTooLargeError(65_536), 413, 'Request body must be at most 65536 bytes'],
     [new UnsupportedMediaTypeError(), 415, 'Content-Type must be application/json, in UTF-8'],
-    [new ResultTooLargeError(), 422, new ResultTooLargeError().message],
+    [new ListTooLargeError(), 422, new ListTooLargeError().message],
   ])('%s: its status with timestamp, status and message', async (error, status, message) => {
     const response = await run(failingWith(error));
     expect(response.statusCode).toBe(status);
@@ -118,7 +116,7 @@ describe('errors become the contract answers', () => {
   it('errors carry their own names, for the logs', () => {
     expect(new PayloadTooLargeError(1).name).toBe('PayloadTooLargeError');
     expect(new UnsupportedMediaTypeError().name).toBe('UnsupportedMediaTypeError');
-    expect(new ResultTooLargeError().name).toBe('ResultTooLargeError');
+    expect(new ListTooLargeError().name).toBe('ListTooLargeError');
   });
 });
 

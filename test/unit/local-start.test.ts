@@ -27,7 +27,12 @@ describe('npm start, step by step', () => {
       AUTH_REALM: 'books',
       NONCE_SECRET: options?.nonceSecret,
       PUBLIC_READS: 'false',
-      DIGEST_ALGORITHM: 'MD5,SHA-256',
+      DIGEST_ALGORITHM: 'MD5',
+      AUTH_FAILURE_LIMIT: '100',
+      AUTH_LOCKOUT_AFTER: '5',
+      AUTH_LOCKOUT_SECONDS: '60',
+      AUTH_LOCKOUT_MAX_SECONDS: '900',
+      BASIC_CHALLENGE: 'last',
       POWERTOOLS_LOG_LEVEL: 'WARN',
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
@@ -46,7 +51,12 @@ describe('npm start, step by step', () => {
       PUBLIC_READS: 'true',
       NONCE_SECRET: 'k',
       DIGEST_ALGORITHM: 'SHA-256',
+      BASIC_CHALLENGE: 'none',
       LOCAL_USERS: 'ann:x:y,bob:z',
+      AUTH_FAILURE_LIMIT: '20',
+      AUTH_LOCKOUT_AFTER: '3',
+      AUTH_LOCKOUT_SECONDS: '30',
+      AUTH_LOCKOUT_MAX_SECONDS: '600',
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_DISABLED: 'false',
     });
@@ -71,6 +81,11 @@ describe('npm start, step by step', () => {
         NONCE_SECRET: 'k',
         PUBLIC_READS: 'true',
         DIGEST_ALGORITHM: 'SHA-256',
+        AUTH_FAILURE_LIMIT: '20',
+        AUTH_LOCKOUT_AFTER: '3',
+        AUTH_LOCKOUT_SECONDS: '30',
+        AUTH_LOCKOUT_MAX_SECONDS: '600',
+        BASIC_CHALLENGE: 'none',
         POWERTOOLS_LOG_LEVEL: 'INFO',
         POWERTOOLS_METRICS_DISABLED: 'false',
       },
@@ -85,6 +100,11 @@ describe('npm start, step by step', () => {
     [{ LOCAL_USERS: 'nobody' }, 'LOCAL_USERS entry "nobody" is not name:password'],
     [{ DIGEST_ALGORITHM: 'SHA-1' }, 'DIGEST_ALGORITHM "SHA-1" is not valid'],
     [{ PUBLIC_READS: 'yes' }, 'PUBLIC_READS "yes" is not valid'],
+    [{ AUTH_LOCKOUT_AFTER: '0' }, 'AUTH_LOCKOUT_AFTER "0" is not valid: expected a positive whole number'],
+    [
+      { AUTH_LOCKOUT_SECONDS: '600', AUTH_LOCKOUT_MAX_SECONDS: '60' },
+      'AUTH_LOCKOUT_MAX_SECONDS must be at least AUTH_LOCKOUT_SECONDS',
+    ],
   ])('refuses %o before starting anything', (env, message) => {
     expect(() => parseLocalOptions([], env)).toThrow(LocalStartError);
     expect(() => parseLocalOptions([], env)).toThrow(message);

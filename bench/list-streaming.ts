@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
+import { PROJECT_ROOT } from './bundles';
+import { PRICES } from './cost';
+import { markdownTable } from './markdown';
+
+/**
+ * The whole-catalogue list streamed, next to the buffered list it replaced, at each table size of
+ * the bench: time to the first body byte, total time and the rise of resident memory, each measured
+ * in a fresh process (bench/list-streaming-probe.ts) so one mode's heap never flatters the other's.
+ */
+export interface ListStreamingRow {
+  size: number;
+  mode: 'streamed' | 'buffered';
+  status: number;
+  bytes: number;
+  firstByteMs: number;
+  totalMs: number;
+  residentRiseBytes: number;
+  /** Whether the same list completes in a process whose heap is capped at SMALL_HEAP_MB. */
+  fitsSmallHeap: boolean;
+}
+
+/**
+ * A heap too small for a buffered 100,000-book body (17.7 MB of JSON, held as parts and as one
+ * string), ample for the streamed one's pages. Resident memory depends on when the garbage
+ * collector runs; a cap it cannot pass is the firmer measure of what a list needs.
+ */
+export const SMALL_HEAP_MB = 48;
+
+const probe = (
+  mode: ListStreamingRow['mode'],
+  endpoint: string,
+  table: string,
+  heapMb?: number,
+): Promise<Omit<ListStreamingRow, 'size' | 'fitsSmallHeap'>> =>
+  new Promise((done, fail) => {
+    const heap = heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`];
+    const child = spawn(process.execPath, [...heap, '--import', 'tsx', 'bench/list-streaming-probe.ts', mode], {
+      cwd: PROJECT_ROOT,
+      env: {
+        ...process.env,
+        DYNAMODB_ENDPOINT: endpoint,
+        BOOKS_TABLE_NAME: table,
+        POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+        NODE_NO_WARNINGS: '1',
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => {
+      const line = stdout.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || !line.startsWith('{')) fail(new Error(`list-streaming probe (${mode}) failed:\n${stderr}`));
+      else done(JSON.parse(line));
+    });
+  });
+
+/** Both modes over the table as it is now (`size` books), straight against DynamoDB Local. */
+export const measureListStreaming = async (options: {
+  endpoint: string;
+  table: string;
+  size: number;
+  log: (line: string) => void;
+}): Promise<ListStreamingRow[]> => {
+  const rows: ListStreamingRow[] = [];
+  // DynamoDB Local's first pass over a freshly written table is slower than any later one: a first
+  // streamed pass, not reported, keeps that from the figures of whichever mode would come first.
+  await probe('streamed', options.endpoint, options.table);
+  for (const mode of ['streamed', 'buffered'] as const) {
+    const fitsSmallHeap = await probe(mode, options.endpoint, options.table, SMALL_HEAP_MB).then(
+      (result) => result.status === 200,
+      () => false, // out of memory: V8 aborts the process
+    );
+    const row = { size: options.size, ...(await probe(mode, options.endpoint, options.table)), fitsSmallHeap };
+    options.log(
+      `  ${mode} whole list of ${options.size}: ${row.status}, first byte ${Math.round(row.firstByteMs)} ms, total ${Math.round(row.totalMs)} ms, memory +${mb(row.residentRiseBytes)} MB, ${fitsSmallHeap ? 'fits' : 'does not fit'} a ${SMALL_HEAP_MB} MB heap`,
+    );
+    rows.push(row);
+  }
+  return rows;
+};
+
+/** A buffered Lambda result is refused above 6 MB; the list answered 422 instead. */
+const LAMBDA_BUFFERED_LIMIT_BYTES = 6 * 1024 * 1024;
+/** API Gateway streams the first 10 MB of a response unthrottled, the rest at 2 MB/s. */
+export const UNTHROTTLED_STREAM_BYTES = 10 * 1024 * 1024;
+export const STREAM_BYTES_PER_SECOND = 2 * 1024 * 1024;
+/** API Gateway bills a streamed response as one request per 10 MB, rounded up. */
+export const STREAM_BILLING_UNIT_BYTES = 10 * 1024 * 1024;
+/** Lambda bills the bytes a function streams beyond the first 6 MB of a response. */
+export const LAMBDA_FREE_STREAM_BYTES = 6 * 1024 * 1024;
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const GB = 1024 ** 3;
+
+/** The least time API Gateway takes to deliver `bytes` to a client that reads at once. */
+export const minimumDeliverySeconds = (bytes: number) =>
+  Math.max(0, bytes - UNTHROTTLED_STREAM_BYTES) / STREAM_BYTES_PER_SECOND;
+
+/** What one million streamed responses of `bytes` cost beyond what a buffered one would. */
+export const streamingCostPerMillion = (bytes: number) => {
+  const gatewayRequests = Math.max(1, Math.ceil(bytes / STREAM_BILLING_UNIT_BYTES));
+  return {
+    gatewayRequests,
+    gateway: gatewayRequests * PRICES.restApiPerMillion,
+    lambdaStreamedBytes: (1e6 * Math.max(0, bytes - LAMBDA_FREE_STREAM_BYTES) * PRICES.lambdaStreamedPerGb) / GB,
+    /** The function stays up while the gateway delivers at 2 MB/s: that time is billed too. */
+    lambdaDelivery: 1e6 * (FUNCTION_MEMORY_MB / 1024) * minimumDeliverySeconds(bytes) * PRICES.lambdaArmGbSecond,
+  };
+};
+
+export const renderListStreaming = (rows: ListStreamingRow[]): string => {
+  const sizes = [...new Set(rows.map((row) => row.size))];
+  const timing = markdownTable(
+    [
+      'books',
+      'JSON',
+      'streamed: first byte',
+      'streamed: total',
+      'streamed: memory rise',
+      `streamed: in a ${SMALL_HEAP_MB} MB heap`,
+      'buffered: first byte = total',
+      'buffered: memory rise',
+      `buffered: in a ${SMALL_HEAP_MB} MB heap`,
+      'buffered on Lambda',
+    ],
+    sizes.map((size) => {
+      const streamed = rows.find((row) => row.size === size && row.mode === 'streamed') as ListStreamingRow;
+      const buffered = rows.find((row) => row.size === size && row.mode === 'buffered') as ListStreamingRow;
+      return [
+        size.toLocaleString('en'),
+        `${mb(streamed.bytes)} MB`,
+        `${Math.round(streamed.firstByteMs)} ms`,
+        `${Math.round(streamed.totalMs)} ms`,
+        `${mb(streamed.residentRiseBytes)} MB`,
+        streamed.fitsSmallHeap ? 'completes' : 'out of memory',
+        `${Math.round(buffered.totalMs)} ms`,
+        `${mb(buffered.residentRiseBytes)} MB`,
+        buffered.fitsSmallHeap ? 'completes' : 'out of memory',
+        buffered.bytes > LAMBDA_BUFFERED_LIMIT_BYTES ? 'over 6 MB: 422' : '200',
+      ];
+    }),
+    ['right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'left', 'left'],
+  );
+  const cost = markdownTable(
+    [
+      'books',
+      'JSON',
+      'gateway requests billed',
+      'API Gateway $/M',
+      'Lambda streamed bytes $/M',
+      'least delivery time',
+      'Lambda time delivering $/M',
+    ],
+    sizes.map((size) => {
+      const { bytes } = rows.find((row) => row.size === size && row.mode === 'streamed') as ListStreamingRow;
+      const price = streamingCostPerMillion(bytes);
+      return [
+        size.toLocaleString('en'),
+        `${mb(bytes)} MB`,
+        String(price.gatewayRequests),
+        price.gateway.toFixed(2),
+        price.lambdaStreamedBytes.toFixed(2),
+        `${minimumDeliverySeconds(bytes).toFixed(1)} s`,
+        price.lambdaDelivery.toFixed(2),
+      ];
+    }),
+    ['right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
+  return `${timing}\n\nStreaming's price per million whole lists of that size (on top of the DynamoDB reads in the capacity table):\n\n${cost}`;
+};

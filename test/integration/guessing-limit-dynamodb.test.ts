@@ -1,0 +1,268 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
+import { Authenticator } from '../../shared/auth/authenticator';
+import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
+import { NonceCodec } from '../../shared/auth/nonce';
+import type { AuthRequest, AuthResult } from '../../shared/auth/types';
+import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import {
+  createPatientDocumentClient,
+  createRecordingDocumentClient,
+  createTestTables,
+  type SentCommand,
+} from '../support/dynamodb';
+
+/**
+ * The failure limit on DynamoDB Local: every authenticator has its own client, as every function
+ * container has, and they share the auth table. A clock is injected where time matters.
+ */
+const REALM = 'books';
+const HOUR = 3_600_000;
+
+let tables: Awaited<ReturnType<typeof createTestTables>>;
+let users: DynamoUserStore;
+
+const container = (
+  lockout: LockoutPolicy = DEFAULT_LOCKOUT_POLICY,
+  now?: () => number,
+  client = createPatientDocumentClient(tables.endpoint),
+) =>
+  new Authenticator(
+    new DynamoUserStore(client, tables.names.auth),
+    new DynamoNonceLedger(client, tables.names.auth),
+    new NonceCodec(Buffer.from('shared-key'), 300, undefined, tables.names.auth),
+    { realm: REALM, algorithms: ['MD5', 'SHA-256'], lockout, ...(now && { now }) },
+  );
+
+/** A clock the test moves. */
+const clock = (start = Date.UTC(2026, 10, 24, 4, 0, 0)) => {
+  let time = start;
+  return { now: () => time, advance: (ms: number) => (time += ms) };
+};
+
+const basic = (user: string, password: string): AuthRequest => ({
+  method: 'GET',
+  path: '/api/books',
+  query: {},
+  authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`,
+});
+const outcome = (result: AuthResult) => (result.ok ? 'accepted' : result.reason);
+const WRONG = 'wrong user or password';
+const LOCKED = 'account locked';
+
+let names = 0;
+/** A fresh user with password "right". */
+const newUser = async () => {
+  const name = `user-${++names}`;
+  await users.put(userRecord(name, 'right', REALM));
+  return name;
+};
+const record = async (name: string) =>
+  (
+    await createPatientDocumentClient(tables.endpoint).send(
+      new GetCommand({ TableName: tables.names.auth, Key: { pk: `USER#${name}` }, ConsistentRead: true }),
+    )
+  ).Item;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  users = new DynamoUserStore(createPatientDocumentClient(tables.endpoint), tables.names.auth);
+});
+
+describe('containers guessing one account at once', () => {
+  it('count each failure exactly once, and no more than the schedule lets through', async () => {
+    const victim = await newUser();
+    const containers = Array.from({ length: 8 }, () => container());
+    const results = await Promise.all(
+      containers.flatMap((auth) => Array.from({ length: 5 }, () => auth.authenticate(basic(victim, 'guess')))),
+    );
+    const outcomes = results.map(outcome);
+    expect(outcomes.filter((o) => o === WRONG)).toHaveLength(DEFAULT_LOCKOUT_POLICY.lockoutAfter);
+    expect(outcomes.filter((o) => o === LOCKED)).toHaveLength(40 - DEFAULT_LOCKOUT_POLICY.lockoutAfter);
+    expect(await record(victim)).toMatchObject({ failRun: 5, failVersion: 5 });
+    expect(results.filter((r) => !r.ok && r.lockoutStarted)).toHaveLength(1);
+    // Locked: the right password is refused too, by every container, with the same challenge form.
+    for (const auth of containers.slice(0, 2)) {
+      expect(outcome(await auth.authenticate(basic(victim, 'right')))).toBe(LOCKED);
+    }
+  });
+
+  it('hold the hourly limit across containers when no lockout intervenes (a user letting themselves in between)', async () => {
+    const victim = await newUser();
+    const policy = { ...DEFAULT_LOCKOUT_POLICY, failureLimit: 30, lockoutAfter: 1_000 };
+    const containers = Array.from({ length: 8 }, () => container(policy));
+    const results = await Promise.all(
+      containers.flatMap((auth) => Array.from({ length: 10 }, () => auth.authenticate(basic(victim, 'guess')))),
+    );
+    // A bucket of half the hourly limit at once; the other half comes back over the hour.
+    expect(results.map(outcome).filter((o) => o === WRONG)).toHaveLength(15);
+    expect(await record(victim)).toMatchObject({ failRun: 15, failVersion: 15 });
+    expect(outcome(await container(policy).authenticate(basic(victim, 'right')))).toBe(LOCKED);
+  });
+});
+
+describe('the schedule (a clock moved by the test)', () => {
+  it('locks after five failures for 60 s, doubling with each further failure, up to 15 minutes', async () => {
+    const name = await newUser();
+    const time = clock();
+    const auth = container(DEFAULT_LOCKOUT_POLICY, time.now);
+    for (let i = 0; i < 4; i++) expect(outcome(await auth.authenticate(basic(name, 'guess')))).toBe(WRONG);
+    const fifth = await auth.authenticate(basic(name, 'guess'));
+    expect(fifth).toMatchObject({ ok: false, reason: WRONG, lockoutStarted: true });
+
+    const lockouts: number[] = [];
+    for (const seconds of [60, 120, 240, 480, 900, 900]) {
+      time.advance(seconds * 1000 - 1);
+      expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe(LOCKED);
+      time.advance(1);
+      expect(outcome(await auth.authenticate(basic(name, 'guess')))).toBe(WRONG);
+      lockouts.push(seconds);
+    }
+    expect(lockouts).toHaveLength(6);
+    // Waiting out the last lockout lets the right password in, and the run ends: five more free guesses.
+    time.advance(900_000);
+    expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
+    expect(await record(name)).toMatchObject({ failRun: 0 });
+    for (let i = 0; i < 4; i++) expect(outcome(await auth.authenticate(basic(name, 'guess')))).toBe(WRONG);
+    expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
+  });
+
+  it('forgets a run an hour after its lockout ended, without a success', async () => {
+    const name = await newUser();
+    const time = clock();
+    const auth = container(DEFAULT_LOCKOUT_POLICY, time.now);
+    for (let i = 0; i < 5; i++) await auth.authenticate(basic(name, 'guess'));
+    time.advance(60_000 + HOUR);
+    // A sixth failure would lock for 120 s if the run were remembered; forgotten, it is the first of a new run.
+    expect(outcome(await auth.authenticate(basic(name, 'guess')))).toBe(WRONG);
+    expect(await record(name)).toMatchObject({ failRun: 1 });
+    expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
+  });
+
+  it('lets failures expire from the hourly limit: never more than the limit in any rolling hour', async () => {
+    const name = await newUser();
+    const time = clock();
+    const policy = { ...DEFAULT_LOCKOUT_POLICY, failureLimit: 10, lockoutAfter: 1_000 };
+    const auth = container(policy, time.now);
+    const counted: number[] = [];
+    // One guess every 30 s for three hours.
+    for (let t = 0; t < 3 * HOUR; t += 30_000) {
+      if (outcome(await auth.authenticate(basic(name, 'guess'))) === WRONG) counted.push(time.now());
+      time.advance(30_000);
+    }
+    for (const start of counted) {
+      expect(counted.filter((at) => at >= start && at <= start + HOUR).length).toBeLessThanOrEqual(10);
+    }
+    // Five at once (the first five guesses), then one every 12 minutes: 5 + 14 more in three hours.
+    const first = counted[0] ?? Number.NaN;
+    expect(counted.slice(0, 5).map((at) => at - first)).toEqual([0, 30_000, 60_000, 90_000, 120_000]);
+    expect(counted.slice(5).map((at) => (at - first) / 60_000)).toEqual(
+      Array.from({ length: 14 }, (_, i) => 12 * (i + 1)),
+    );
+  }, 60_000);
+});
+
+describe('names that are nobody’s', () => {
+  it('get the same answers and lockouts as a user, and a record that expires, never a user', async () => {
+    const known = await newUser();
+    const unknown = `nobody-${names}`;
+    const answers = async (name: string) => {
+      const auth = container();
+      const seen: string[] = [];
+      for (let i = 0; i < 7; i++) seen.push(outcome(await auth.authenticate(basic(name, 'guess'))));
+      seen.push(outcome(await auth.authenticate(basic(name, 'right'))));
+      return seen;
+    };
+    const knownAnswers = await answers(known);
+    expect(knownAnswers).toEqual([WRONG, WRONG, WRONG, WRONG, WRONG, LOCKED, LOCKED, LOCKED]);
+    expect(await answers(unknown)).toEqual(knownAnswers);
+
+    const failuresOnly = await record(unknown);
+    expect(failuresOnly).toMatchObject({ failRun: 5, expiresAt: expect.any(Number) });
+    expect(failuresOnly).not.toHaveProperty('ha1Sha256');
+    expect(failuresOnly?.expiresAt).toBeGreaterThan(Date.now() / 1000 + 60 * 60);
+    expect(await record(known)).not.toHaveProperty('expiresAt'); // a user item never expires
+    expect(await users.get(unknown)).toBeUndefined();
+    expect((await users.list()).map((user) => user.username)).not.toContain(unknown);
+  });
+
+  it('too long for a key: each gets its own record, so one long name locking does not lock another', async () => {
+    const auth = container();
+    const long = (c: string) => c.repeat(2_100);
+    for (let i = 0; i < 5; i++) await auth.authenticate(basic(long('a'), 'guess'));
+    expect(outcome(await auth.authenticate(basic(long('a'), 'guess')))).toBe(LOCKED);
+    expect(outcome(await auth.authenticate(basic(long('b'), 'guess')))).toBe(WRONG);
+  });
+
+  it('a user added later under a locked name starts without the name’s failures', async () => {
+    const name = `later-${++names}`;
+    const auth = container();
+    for (let i = 0; i < 5; i++) await auth.authenticate(basic(name, 'guess'));
+    await users.put(userRecord(name, 'right', REALM));
+    expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
+    expect(await record(name)).not.toHaveProperty('expiresAt');
+  });
+});
+
+describe('unlocking', () => {
+  it('lifts a lockout at once: the right password is let in again', async () => {
+    const name = await newUser();
+    const auth = container();
+    for (let i = 0; i < 6; i++) await auth.authenticate(basic(name, 'guess'));
+    expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe(LOCKED);
+    expect((await users.listFailures()).find((listing) => listing.username === name)).toMatchObject({
+      isUser: true,
+      failures: { consecutive: 5 },
+    });
+    expect(await users.clearFailures(name)).toBe(true);
+    expect(await users.clearFailures(name)).toBe(false);
+    expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
+    expect(await record(name)).toMatchObject({ username: name, ha1Sha256: expect.any(String) });
+  });
+
+  it('removes a record of a name that is nobody’s', async () => {
+    const name = `nobody-unlocked-${++names}`;
+    await container().authenticate(basic(name, 'guess'));
+    expect((await users.listFailures()).find((listing) => listing.username === name)).toMatchObject({ isUser: false });
+    expect(await users.clearFailures(name)).toBe(true);
+    expect(await record(name)).toBeUndefined();
+  });
+});
+
+describe('what it costs in requests', () => {
+  let sent: SentCommand[];
+  let auth: Authenticator;
+  const commands = async (request: AuthRequest) => {
+    sent.length = 0;
+    await auth.authenticate(request);
+    return sent.map((command) => command.name);
+  };
+  beforeAll(() => {
+    const recording = createRecordingDocumentClient(tables.endpoint);
+    sent = recording.sent;
+    auth = container(DEFAULT_LOCKOUT_POLICY, undefined, recording.client);
+  });
+
+  it('a success without earlier failures: one read, as before the limit existed; a challenge: nothing', async () => {
+    const name = await newUser();
+    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand']);
+    expect(sent[0]?.input.ConsistentRead).toBeUndefined();
+    expect(await commands({ method: 'GET', path: '/api/books', query: {}, authorization: undefined })).toEqual([]);
+  });
+
+  it('a failure: one read and one conditional write; a success after failures: one write to end the run', async () => {
+    const name = await newUser();
+    expect(await commands(basic(name, 'guess'))).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+    expect(sent[1]?.input.ConditionExpression).toContain('attribute_not_exists(failVersion)');
+    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand']);
+  });
+
+  it('an attempt on a locked account: one read, no write', async () => {
+    const name = await newUser();
+    for (let i = 0; i < 5; i++) await auth.authenticate(basic(name, 'guess'));
+    expect(await commands(basic(name, 'guess'))).toEqual(['GetItemCommand']);
+    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand']);
+  });
+});

@@ -1,0 +1,149 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { lambdaContext } from '../../local/gateway';
+import {
+  bufferedHandler,
+  collectStreamedResult,
+  HTTP_INTEGRATION_CONTENT_TYPE,
+  invokeStreaming,
+  isStreamingHandler,
+  type LambdaResponseStream,
+  MAX_PRELUDE_BYTES,
+  MissingPreludeError,
+} from '../../local/streaming-response';
+import { ROUTES } from '../../shared/api/routes';
+
+/**
+ * The local half of Lambda response streaming: the `awslambda` global a streaming handler is built
+ * with, and the gateway reading the status prelude and passing the rest on, as API Gateway's STREAM
+ * transfer mode does.
+ */
+const event = {} as APIGatewayProxyEvent;
+const context = (): Context => lambdaContext('ListBooks', 'test');
+
+type Body = (stream: LambdaResponseStream) => unknown;
+const streaming = (body: Body) =>
+  awslambda.streamifyResponse(async (_event: unknown, stream: unknown) => body(stream as LambdaResponseStream));
+const withPrelude = (prelude: Record<string, unknown>, ...chunks: string[]) =>
+  streaming(async (raw) => {
+    const stream = awslambda.HttpResponseStream.from(raw, prelude) as unknown as LambdaResponseStream;
+    for (const chunk of chunks) stream.write(chunk);
+    stream.end();
+  });
+
+describe('the awslambda global', () => {
+  it('marks a wrapped handler as streaming, as Lambda’s runtime does; a plain handler is not', () => {
+    expect(isStreamingHandler(streaming(() => undefined))).toBe(true);
+    expect(isStreamingHandler(async () => ({ statusCode: 200 }))).toBe(false);
+    expect(isStreamingHandler(undefined)).toBe(false);
+  });
+
+  it('writes the prelude as JSON and 8 NUL bytes ahead of the body, with the integration’s content type', async () => {
+    let contentType = '';
+    const bytes: Buffer[] = [];
+    const handler = streaming(async (raw) => {
+      const stream = awslambda.HttpResponseStream.from(raw, { statusCode: 201 }) as unknown as LambdaResponseStream;
+      contentType = stream.contentType;
+      stream.end('body');
+    });
+    const stream = (await import('../../local/streaming-response')).LambdaResponseStream;
+    const raw = new stream();
+    raw.on('data', (chunk) => bytes.push(Buffer.from(chunk)));
+    await handler(event, raw as never, context());
+    expect(contentType).toBe(HTTP_INTEGRATION_CONTENT_TYPE);
+    expect(Buffer.concat(bytes)).toEqual(
+      Buffer.concat([Buffer.from('{"statusCode":201}'), Buffer.alloc(8), Buffer.from('body')]),
+    );
+  });
+});
+
+describe('invokeStreaming (the gateway’s half)', () => {
+  it('answers with the prelude’s status, headers, multi-value headers and cookies, then the body', async () => {
+    const handler = withPrelude(
+      { statusCode: 207, headers: { 'X-One': 'a' }, multiValueHeaders: { 'X-Two': ['b', 'c'] }, cookies: ['k=v'] },
+      '[1,',
+      '2]',
+    );
+    const result = await invokeStreaming(handler, event, context());
+    expect(result).toMatchObject({
+      statusCode: 207,
+      headers: { 'X-One': 'a' },
+      multiValueHeaders: { 'X-Two': ['b', 'c'] },
+      cookies: ['k=v'],
+    });
+    expect((await collectStreamedResult(result)).body).toBe('[1,2]');
+  });
+
+  it('takes the first 8 NUL bytes as the end of the prelude, wherever the writes split it', async () => {
+    const handler = streaming(async (stream) => {
+      for (const part of ['{"status', 'Code":200}', '\0\0\0', '\0\0\0\0\0[', '\0]']) stream.write(part);
+      stream.end();
+    });
+    const result = await invokeStreaming(handler, event, context());
+    expect(result.statusCode).toBe(200);
+    expect((await collectStreamedResult(result)).body).toBe('[\0]');
+  });
+
+  it('is the gateway’s 500 when the function fails or ends before its prelude, or sends none in 16 KB', async () => {
+    await expect(
+      invokeStreaming(
+        streaming(() => Promise.reject(new Error('boom'))),
+        event,
+        context(),
+      ),
+    ).rejects.toThrow('boom');
+    await expect(
+      invokeStreaming(
+        streaming((s) => s.end('no prelude')),
+        event,
+        context(),
+      ),
+    ).rejects.toBeInstanceOf(MissingPreludeError);
+    const flood = streaming((s) => {
+      s.write('x'.repeat(MAX_PRELUDE_BYTES + 1));
+      s.end();
+    });
+    await expect(invokeStreaming(flood, event, context())).rejects.toThrow('16 KB');
+    await expect(
+      invokeStreaming(
+        streaming((s) => s.end('{"statusCode":"ok"}\0\0\0\0\0\0\0\0')),
+        event,
+        context(),
+      ),
+    ).rejects.toThrow('statusCode');
+  });
+
+  it('cuts the body when the function fails after its prelude, so the transfer is seen incomplete', async () => {
+    const handler = streaming(async (raw) => {
+      const stream = awslambda.HttpResponseStream.from(raw, { statusCode: 200 }) as unknown as LambdaResponseStream;
+      stream.write('[1,');
+      await new Promise((done) => setTimeout(done, 10));
+      throw new Error('gone');
+    });
+    const result = await invokeStreaming(handler, event, context());
+    expect(result.statusCode).toBe(200);
+    await expect(collectStreamedResult(result)).rejects.toThrow('gone');
+  });
+
+  it('bufferedHandler gives any handler the (event, context) → proxy result shape', async () => {
+    expect(await bufferedHandler(withPrelude({ statusCode: 200 }, 'ok'))(event, context())).toEqual({
+      statusCode: 200,
+      headers: {},
+      multiValueHeaders: {},
+      cookies: [],
+      body: 'ok',
+    });
+    const plain = async () => ({ statusCode: 204, body: '' });
+    expect(await bufferedHandler(plain)(event, context())).toEqual({ statusCode: 204, body: '' });
+  });
+});
+
+describe('the route table and the handlers agree on streaming', () => {
+  it.each(ROUTES.filter((route) => route.name === 'ListBooks' || route.name === 'GetBook'))(
+    '$name: streaming in the table exactly when its handler streams',
+    async (route) => {
+      const { handler } = await import(`../../${route.entry}`);
+      expect(isStreamingHandler(handler)).toBe('streaming' in route && route.streaming === true);
+    },
+  );
+});
