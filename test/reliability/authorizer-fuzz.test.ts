@@ -96,8 +96,8 @@ const variation: fc.Arbitrary<Variation> = fc.oneof(
     part: fc.constant('qop' as const),
     qop: fc.constantFrom('auth', undefined, 'auth-int', 'AUTH', 'auth,auth-int'),
   }),
-  // Clients send hex or base64, but a cnonce is any quoted string: Unicode text included, which
-  // travels as UTF-8 like every header value.
+  // Clients send hex or base64; RFC 7616 §3.4 makes a cnonce an ASCII-only quoted string. Unicode
+  // text (which travels as UTF-8) is sent too, and must be refused as malformed, never a 5xx.
   fc.record({
     part: fc.constant('cnonce' as const),
     cnonce: fc.oneof(
@@ -149,7 +149,7 @@ const expectAccepted = (variation: Variation, uriSame: boolean, offered: Algorit
     case 'qop':
       return variation.qop === 'auth' || variation.qop === undefined;
     case 'cnonce':
-      return variation.cnonce !== '';
+      return variation.cnonce !== '' && /^[\t\x20-\x7e]+$/.test(variation.cnonce);
     case 'algorithm':
       return (variation.algorithm ?? 'MD5').toUpperCase() === offered;
   }
