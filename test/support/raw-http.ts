@@ -10,8 +10,8 @@ export interface RawResponse {
 
 /**
  * Sends bytes exactly as given, which fetch and Node's client refuse to do for headers outside
- * Latin-1 or malformed request lines, and reads one response (Content-Length framed, as the local
- * server writes every response). Rejects when the server closes without answering.
+ * Latin-1 or malformed request lines, and reads one response: Content-Length framed, or chunked (the
+ * streamed list). Rejects when the server closes without answering.
  */
 export const rawRequest = (port: number, request: string | Buffer, timeoutMs = 30_000): Promise<RawResponse> =>
   new Promise((done, fail) => {
@@ -46,10 +46,31 @@ const parseResponse = (bytes: Buffer): RawResponse | undefined => {
     const colon = line.indexOf(':');
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  const length = Number(headers['content-length'] ?? 0);
-  if (bytes.length < end + 4 + length) return undefined;
-  const body = bytes.subarray(end + 4, end + 4 + length);
+  const body =
+    headers['transfer-encoding']?.toLowerCase() === 'chunked'
+      ? dechunk(bytes.subarray(end + 4))
+      : contentOf(bytes.subarray(end + 4), Number(headers['content-length'] ?? 0));
+  if (!body) return undefined;
   return { status: Number(statusLine.split(' ')[1]), headers, body, text: body.toString('utf8') };
+};
+
+const contentOf = (bytes: Buffer, length: number): Buffer | undefined =>
+  bytes.length < length ? undefined : bytes.subarray(0, length);
+
+/** The body of a chunked message (RFC 9112 §7.1), or undefined until its last chunk has arrived. */
+const dechunk = (bytes: Buffer): Buffer | undefined => {
+  const chunks: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf('\r\n', at);
+    if (lineEnd < 0) return undefined;
+    const size = Number.parseInt(bytes.subarray(at, lineEnd).toString('latin1'), 16);
+    if (size === 0) return bytes.indexOf('\r\n', lineEnd + 2) < 0 ? undefined : Buffer.concat(chunks);
+    const dataEnd = lineEnd + 2 + size;
+    if (bytes.length < dataEnd + 2) return undefined;
+    chunks.push(bytes.subarray(lineEnd + 2, dataEnd));
+    at = dataEnd + 2;
+  }
 };
 
 /** A request with the given head lines and body, its Content-Length counted in bytes. */
