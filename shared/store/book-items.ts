@@ -138,7 +138,8 @@ export const toBookItem = (book: Book, version: number): BookItem => {
   };
 };
 
-export const toBook = (item: BookItem): Book => ({
+/** The book's own fields, in the contract's order, from an item or a stored copy of a book. */
+export const toBook = (item: Book): Book => ({
   id: Number(item.id),
   title: item.title,
   author: item.author,

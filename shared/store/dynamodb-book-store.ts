@@ -255,7 +255,8 @@ export class DynamoBookStore implements BookStore {
         ).Item as IdempotencyRecord | undefined);
     if (!held) return RETRY;
     if (held.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
-    return { book: held.book, version: held.version };
+    // The record's map comes back in DynamoDB's attribute order: the replay's body must be byte for byte the first one.
+    return { book: toBook(held.book), version: held.version };
   }
 
   private idempotencyRecord(idempotency: IdempotentRequest, book: Book, now: number): IdempotencyRecord {

@@ -217,7 +217,7 @@ describe('Idempotency-Key on POST', () => {
     await call('PATCH', `/api/books/${first.json.id}`, { title: 'Changed since' });
     const again = await call('POST', '/api/books', { ...body }, headers);
     expect(again.status).toBe(201);
-    expect(again.json).toStrictEqual(first.json);
+    expect(again.text, 'the very bytes of the first body').toBe(first.text);
     for (const name of ['location', 'etag']) expect(again.headers.get(name)).toBe(first.headers.get(name));
     const list = await call('GET', `/api/books?author=${encodeURIComponent(body.author)}`);
     expect(list.json.filter((b: { isbn: string }) => b.isbn === body.isbn)).toHaveLength(1);
