@@ -202,15 +202,7 @@ export class DynamoUserStore implements UserStore, AccountStore {
   /** Every name with a failure record, users first then names that are nobody's, each sorted. */
   async listFailures(): Promise<FailureListing[]> {
     const listings: FailureListing[] = [];
-    const pages = paginateScan(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        FilterExpression: 'begins_with(pk, :user) AND attribute_exists(failVersion)',
-        ExpressionAttributeValues: { ':user': USER_PREFIX },
-      },
-    );
-    for await (const page of pages) {
+    for await (const page of this.scanAccounts('failVersion')) {
       for (const item of (page.Items ?? []) as AccountItem[]) {
         const failures = toFailures(item);
         if (failures) {
@@ -219,6 +211,18 @@ export class DynamoUserStore implements UserStore, AccountStore {
       }
     }
     return listings.sort((a, b) => Number(b.isUser) - Number(a.isUser) || a.username.localeCompare(b.username));
+  }
+
+  /** The pages of a scan over the account items that carry `attribute` (administrative listings only). */
+  private scanAccounts(attribute: 'failVersion' | 'ha1Sha256') {
+    return paginateScan(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        FilterExpression: `begins_with(pk, :user) AND attribute_exists(${attribute})`,
+        ExpressionAttributeValues: { ':user': USER_PREFIX },
+      },
+    );
   }
 
   private async item(username: string, latest: boolean): Promise<AccountItem | undefined> {
@@ -260,15 +264,8 @@ export class DynamoUserStore implements UserStore, AccountStore {
   /** An administrative listing: scans the small auth table for user items (not names that only have failures). */
   async list() {
     const users: StoredUser[] = [];
-    const pages = paginateScan(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        FilterExpression: 'begins_with(pk, :user) AND attribute_exists(ha1Sha256)',
-        ExpressionAttributeValues: { ':user': USER_PREFIX },
-      },
-    );
-    for await (const page of pages) users.push(...(page.Items ?? []).map((item) => toUser(item as UserItem)));
+    for await (const page of this.scanAccounts('ha1Sha256'))
+      users.push(...(page.Items ?? []).map((item) => toUser(item as UserItem)));
     return users.sort((a, b) => a.username.localeCompare(b.username));
   }
 }
