@@ -5,8 +5,7 @@ import { ENV } from '../shared/config';
 import { runTool } from '../tools/cli';
 import { measureCapacity } from './capacity';
 import { type ListStreamingRow, measureListStreaming, renderListStreaming } from './list-streaming';
-import { markdownTable } from './markdown';
-import { overGoal, type RouteRow } from './report';
+import { overGoal, roundTripTable } from './report';
 import { measureScaling } from './scaling';
 import { scenarios } from './scenarios';
 import {
@@ -23,20 +22,6 @@ import {
   setUpDatabase,
   writeReport,
 } from './steps';
-
-/** The round-trip rows alone, as `--round-trips` prints them. */
-const roundTripTable = (routes: RouteRow[]) =>
-  markdownTable(
-    ['function', 'request', 'calls', 'operations', 'read units', 'write units'],
-    routes.map((row) => [
-      row.function,
-      row.label,
-      String(row.calls.roundTrips),
-      row.calls.operations,
-      String(row.calls.reads),
-      String(row.calls.writes),
-    ]),
-  );
 
 /** `npm run bench`: build every bundle, measure it, write the tables (bench/steps.ts has each step). */
 const main = async () => {

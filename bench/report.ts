@@ -156,24 +156,36 @@ const latencySection = (r: BenchResults) =>
     ),
   ].join('\n');
 
+/** The round-trip rows; `withWhy` adds why each count is the minimum (the report's column). */
+export const roundTripTable = (routes: RouteRow[], { withWhy = false } = {}) =>
+  markdownTable(
+    [
+      'function',
+      'request',
+      'calls',
+      'operations',
+      'read units',
+      'write units',
+      ...(withWhy ? ['why this is the minimum'] : []),
+    ],
+    routes.map((row) => [
+      row.function,
+      row.label,
+      String(row.calls.roundTrips),
+      row.calls.operations,
+      units(row.calls.reads),
+      units(row.calls.writes),
+      ...(withWhy ? [row.why] : []),
+    ]),
+  );
+
 const callsSection = (r: BenchResults) =>
   [
     '### DynamoDB round trips and consumed capacity per request',
     '',
     'Counted on the wire by a metering proxy in front of DynamoDB Local, which adds `ReturnConsumedCapacity: TOTAL` to every call of the shipped bundle. Creates are averaged over 100 requests of one container (its id block is reserved once for them). `npm run bench -- --round-trips` measures this table alone. DynamoDB Local reports the same write units for a create with and without a key; DynamoDB bills the record’s write too (about 2 more write units in a transaction).',
     '',
-    markdownTable(
-      ['function', 'request', 'calls', 'operations', 'read units', 'write units', 'why this is the minimum'],
-      r.routes.map((row) => [
-        row.function,
-        row.label,
-        String(row.calls.roundTrips),
-        row.calls.operations,
-        units(row.calls.reads),
-        units(row.calls.writes),
-        row.why,
-      ]),
-    ),
+    roundTripTable(r.routes, { withWhy: true }),
     ...(r.coldAuthorizer
       ? [
           '',
