@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BookNotFoundError, DuplicateIsbnError, ValidationError } from '../../shared/books/errors';
+import {
+  BookNotFoundError,
+  DuplicateIsbnError,
+  IdempotencyKeyReusedError,
+  ValidationError,
+} from '../../shared/books/errors';
 
 /** Logs show an error's name and message; each names the rule broken and what broke it. */
 describe('book errors', () => {
@@ -24,6 +29,15 @@ describe('book errors', () => {
       'DuplicateIsbnError',
       'ISBN 978-0441013593 is already in use',
       '978-0441013593',
+    ]);
+  });
+
+  it('a reused Idempotency-Key names itself and says the first request stands', () => {
+    const error = new IdempotencyKeyReusedError();
+    expect(error).toBeInstanceOf(Error);
+    expect([error.name, error.message]).toStrictEqual([
+      'IdempotencyKeyReusedError',
+      'This Idempotency-Key was already used with a different request body',
     ]);
   });
 });

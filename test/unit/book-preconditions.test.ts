@@ -31,6 +31,11 @@ describe('entity tags', () => {
     expect(versionOf(43, opaque(entityTag(42, 3)))).toBeUndefined();
   });
 
+  it('name a first version (a book as created) but never version 0, which no stored book has', () => {
+    expect(versionOf(42, opaque(entityTag(42, 1)))).toBe(1);
+    expect(versionOf(42, opaque(entityTag(42, 0)))).toBeUndefined();
+  });
+
   it('are only read whole: a character outside base64url before or after the tag spoils it', () => {
     const tag = opaque(entityTag(42, 3));
     expect(versionOf(42, `!${tag}`)).toBeUndefined();

@@ -72,6 +72,20 @@ describe('the authenticator under the failure limit', () => {
     expect(users.writes.map((w) => w.record.consecutive)).toEqual([1, 0]);
   });
 
+  it('Digest: a right answer whose run is locked by another container in the meantime is refused', async () => {
+    for (let i = 0; i < 4; i++) await auth.authenticate(basic('alice', 'wrong'));
+    // Another container's failure lands between this request's read and its write that ends the run.
+    const replace = users.replaceFailures.bind(users);
+    users.replaceFailures = async (username, read, next, expiresAt) => {
+      users.replaceFailures = replace;
+      const current = users.failures.get(username) as FailureRecord;
+      users.failures.set(username, afterFailure(current, now, DEFAULT_LOCKOUT_POLICY));
+      return replace(username, read, next, expiresAt);
+    };
+    expect(outcome(await auth.authenticate(digest(auth.challenge(), 'alice', 'right')))).toBe(LOCKED);
+    expect(users.failures.get('alice')?.consecutive).toBe(5);
+  });
+
   it('locks a name that is nobody’s, or a user of another realm, exactly as a user', async () => {
     await users.put({ ...userRecord('elsewhere', 'right', 'other'), realm: 'other' });
     for (const name of ['ghost', 'elsewhere']) {
