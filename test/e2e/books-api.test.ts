@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendRequest } from '../support/api-client';
-import { BASIC_DEMO, startLocalApi } from '../support/local-api';
+import { demoClient } from '../support/demo-client';
+import { startLocalApi } from '../support/local-api';
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 beforeAll(async () => {
@@ -9,17 +9,11 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-let isbnSeq = 0;
-const newBook = (extra: Record<string, unknown> = {}) => ({
+const { newBook, call } = demoClient(() => api.baseUrl, 'e2e', {
   title: 'The Dispossessed',
   author: 'Ursula K. Le Guin',
-  isbn: `e2e-${++isbnSeq}`,
   publicationYear: 1974,
-  ...extra,
 });
-
-const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  sendRequest(api.baseUrl, method, path, body, { authorization: BASIC_DEMO, ...headers });
 
 const create = async (extra: Record<string, unknown> = {}) => {
   const response = await call('POST', '/api/books', newBook(extra));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { userRecord } from '../../admin/user-records';
 import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
-import { sendRequest } from '../support/api-client';
+import { demoClient } from '../support/demo-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 /**
@@ -21,16 +21,11 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-let seq = 0;
-const newBook = (extra: Record<string, unknown> = {}) => ({
+const { newBook, call } = demoClient(() => api.baseUrl, 'cond', {
   title: 'A Wizard of Earthsea',
   author: 'Ursula K. Le Guin',
-  isbn: `cond-${++seq}`,
   publicationYear: 1968,
-  ...extra,
 });
-const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  sendRequest(api.baseUrl, method, path, body, { authorization: BASIC_DEMO, ...headers });
 
 const create = async (extra: Record<string, unknown> = {}) => {
   const response = await call('POST', '/api/books', newBook(extra));
