@@ -41,10 +41,8 @@ export const CONTENDED_WRITE_MESSAGE =
 export const CONTENDED_RETRY_AFTER_SECONDS = 1;
 
 /** A write that kept losing races until its retries ran out: nothing written, worth repeating shortly. */
-export const contendedWrite = () => ({
-  ...failure(503, CONTENDED_WRITE_MESSAGE),
-  headers: { 'Content-Type': 'application/json', 'Retry-After': String(CONTENDED_RETRY_AFTER_SECONDS) },
-});
+export const contendedWrite = () =>
+  failure(503, CONTENDED_WRITE_MESSAGE, { 'Retry-After': String(CONTENDED_RETRY_AFTER_SECONDS) });
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
 
