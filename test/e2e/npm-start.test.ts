@@ -84,6 +84,7 @@ describe('npm start', () => {
 
     const first = start(env);
     await first.waitFor('listening on');
+    await first.waitFor('users: demo:demo', 5_000); // the next line, which may arrive in a later chunk
     expect(first.output()).toContain('users: demo:demo');
     expect((await fetch(base)).status).toBe(401);
     const created = await fetch(base, {
