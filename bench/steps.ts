@@ -412,11 +412,18 @@ export const writeReport = (
   /** The whole list streamed and buffered (bench/list-streaming.ts), when measured. */
   listStreaming = '',
 ): string => {
-  const streamed = listStreaming && `\n\n### Whole-catalogue list: streamed and buffered\n\n${listStreaming}`;
-  const report = `${renderReport(results)}${streamed}\n\n### Throughput ceilings of the data model\n\n${renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT))}`;
+  // Sections joined by exactly one blank line, and the file ending in a newline, as Biome formats Markdown.
+  const report = [
+    renderReport(results),
+    ...(listStreaming ? ['### Whole-catalogue list: streamed and buffered', listStreaming] : []),
+    '### Throughput ceilings of the data model',
+    renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT)),
+  ]
+    .map((section) => section.trim())
+    .join('\n\n');
   const outFile = resolve(root, options.out);
   mkdirSync(dirname(outFile), { recursive: true });
-  writeFileSync(outFile, `# Benchmark results\n\n${report}`);
+  writeFileSync(outFile, `# Benchmark results\n\n${report}\n`);
   if (options.docs) {
     const docsPath = join(root, 'docs', 'benchmarks.md');
     writeFileSync(docsPath, withBenchBlock(readFileSync(docsPath, 'utf8'), report));

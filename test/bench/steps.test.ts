@@ -179,7 +179,7 @@ describe('npm run bench, step by step', () => {
       const capacity: CapacityResults = { source: 'this run', requestsPerScenario: 1, rows: [] };
 
       const report = writeReport(results, capacity, { out: 'out/results.md', docs: false }, root);
-      expect(readFileSync(join(root, 'out/results.md'), 'utf8')).toBe(`# Benchmark results\n\n${report}`);
+      expect(readFileSync(join(root, 'out/results.md'), 'utf8')).toBe(`# Benchmark results\n\n${report}\n`);
       expect(readFileSync(join(root, 'docs/benchmarks.md'), 'utf8')).toBe(page);
 
       writeReport(results, capacity, { out: 'out/results.md', docs: true }, root);
