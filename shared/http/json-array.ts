@@ -15,15 +15,22 @@ export async function* jsonArrayChunks(
   items: AsyncIterable<unknown>,
   chunkBytes: number = STREAM_CHUNK_BYTES,
 ): AsyncGenerator<string, void, undefined> {
-  let chunk = '[';
+  // Parts joined once per chunk: the socket needs flat text, and `+=` would build a rope that the
+  // write then copies again.
+  let parts: string[] = [];
+  let length = 0;
   let first = true;
   for await (const item of items) {
-    chunk += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
-    if (first || chunk.length >= chunkBytes) {
-      yield chunk;
-      chunk = '';
+    const text = JSON.stringify(item);
+    parts.push(text);
+    length += text.length + 1;
+    if (first || length >= chunkBytes) {
+      yield first ? `[${text}` : `,${parts.join(',')}`;
+      parts = [];
+      length = 0;
+      first = false;
     }
-    first = false;
   }
-  yield `${chunk}]`;
+  if (first) yield '[]';
+  else yield parts.length > 0 ? `,${parts.join(',')}]` : ']';
 }

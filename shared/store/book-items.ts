@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
 import type { BookChange } from '../books/ports';
 import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../books/schemas';
@@ -137,6 +138,41 @@ export const toBookItem = (book: Book, version: number): BookItem => {
     version,
   };
 };
+
+const BOOK_FIELDS = [
+  'id',
+  'title',
+  'author',
+  'isbn',
+  'publicationYear',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof Book)[];
+
+/**
+ * A Query's projection of a book's own attributes: all a list needs of an item, whose keys, index
+ * keys and version would otherwise come back with every book. Every name goes through an alias,
+ * so none can collide with DynamoDB's reserved words.
+ */
+export const BOOK_PROJECTION = {
+  ProjectionExpression: BOOK_FIELDS.map((_, i) => `#b${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(BOOK_FIELDS.map((field, i) => [`#b${i}`, field])),
+};
+
+/**
+ * A book from an item in DynamoDB's attribute-value form, as a Query with BOOK_PROJECTION returns it.
+ * Written out because the seven attributes are known: the generic unmarshaller builds an entries
+ * array per attribute and a copy of the item, which over a whole list outweighs the books.
+ */
+export const bookFromAttributes = (item: Record<string, AttributeValue>): Book => ({
+  id: Number(item.id?.N),
+  title: item.title?.S as string,
+  author: item.author?.S as string,
+  isbn: item.isbn?.S as string,
+  publicationYear: Number(item.publicationYear?.N),
+  createdAt: item.createdAt?.S as string,
+  updatedAt: item.updatedAt?.S as string,
+});
 
 /** The book's own fields, in the contract's order, from an item or a stored copy of a book. */
 export const toBook = (item: Book): Book => ({

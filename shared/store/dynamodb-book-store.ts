@@ -1,13 +1,17 @@
-import type { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  QueryCommand as AttributeValueQueryCommand,
+  type ConditionalCheckFailedException,
+  type TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   BookNotFoundError,
   DuplicateIsbnError,
@@ -21,10 +25,12 @@ import { satisfies, type VersionCondition } from '../books/preconditions';
 import type { Book, BookFilter, NewBook, VersionedBook } from '../books/types';
 import {
   authorShardKey,
+  BOOK_PROJECTION,
   BOOK_SHARDS,
   type BookItem,
   BY_AUTHOR_INDEX,
   BY_YEAR_INDEX,
+  bookFromAttributes,
   bookKey,
   bookPartition,
   changedAttributes,
@@ -318,29 +324,39 @@ export class DynamoBookStore implements BookStore {
   /**
    * One key's books in ascending id order, a page at a time as the merge asks for them; with
    * `readAhead`, the next page is requested as soon as the current one arrives.
+   *
+   * A whole list reads every book once, so each page's cost is what the list's memory is made of:
+   * the Query returns only the book's own attributes (not its keys, index keys and version), goes
+   * through the plain client in DynamoDB's attribute-value form, and each item becomes a book
+   * directly (bookFromAttributes), without the document client's copy of every page.
    */
   private async *queryPages(
     query: QueryCommandInput,
     startKey: Record<string, unknown> | undefined,
     { pageSize, readAhead }: { pageSize: number; readAhead: boolean },
   ): AsyncGenerator<Book, void, undefined> {
-    const read = (exclusiveStartKey: Record<string, unknown> | undefined) => {
+    const input = {
+      ...query,
+      ...(query.ExpressionAttributeValues && { ExpressionAttributeValues: marshall(query.ExpressionAttributeValues) }),
+      ...BOOK_PROJECTION,
+      Limit: pageSize,
+    };
+    const read = (exclusiveStartKey: Record<string, AttributeValue> | undefined) => {
       const page = this.client.send(
-        new QueryCommand({
-          ...query,
+        new AttributeValueQueryCommand({
+          ...input,
           ...(exclusiveStartKey && { ExclusiveStartKey: exclusiveStartKey }),
-          Limit: pageSize,
         }),
       );
       // A page read ahead for a caller that then stops is never awaited: its failure is nobody's.
       page.catch(() => undefined);
       return page;
     };
-    let pending = read(startKey);
+    let pending = read(startKey && marshall(startKey));
     while (true) {
       const { Items, LastEvaluatedKey } = await pending;
       const ahead = LastEvaluatedKey && readAhead ? read(LastEvaluatedKey) : undefined;
-      for (const item of Items ?? []) yield toBook(item as BookItem);
+      for (const item of Items ?? []) yield bookFromAttributes(item);
       if (!LastEvaluatedKey) return;
       pending = ahead ?? read(LastEvaluatedKey);
     }

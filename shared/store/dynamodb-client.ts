@@ -50,6 +50,9 @@ export const PATIENT_CLIENT_LIMITS: ClientLimits = {
  * Local accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
  * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
  */
+/** The SDK's name for the middleware that hands each command to the client's logger. */
+export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
+
 export const createDynamoClient = (
   endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
@@ -62,13 +65,18 @@ export const createDynamoClient = (
       }
     : {};
   const { maxAttempts, connectionTimeout, requestTimeout } = { ...CLIENT_LIMITS, ...limits };
-  return new DynamoDBClient({
+  const client = new DynamoDBClient({
     maxAttempts,
     // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
     // waiting: a DynamoDB that accepts and never answers would hold the function until Lambda kills it.
     requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true },
     ...local,
   });
+  // The service gives the SDK no logger, yet its default no-op logger has an `info` method, so the
+  // logger middleware still builds a copy of every command's input and output with sensitive
+  // values masked, only to discard it: for a whole list, more garbage than the books themselves.
+  client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
+  return client;
 };
 
 export const createDocumentClient = (

@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { seedBooks } from '../../bench/seed';
@@ -12,6 +13,7 @@ import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { ListOptions } from '../../shared/books/ports';
 import type { BookFilter, BookPatch } from '../../shared/books/types';
 import {
+  BOOK_PROJECTION,
   BOOK_SHARDS,
   ID_BLOCKS_KEY,
   INDEX_SHARDS,
@@ -165,6 +167,8 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   let recorded: ReturnType<typeof createRecordingDocumentClient>;
   let store: DynamoBookStore;
   const queries = () => recorded.sent.filter((command) => command.name === 'QueryCommand');
+  /** Where each Query resumed, as the store's keys (list Queries go out in attribute-value form). */
+  const startKeys = () => queries().map((command) => plain(command.input.ExclusiveStartKey));
   const list = async (filter: BookFilter, options?: ListOptions) => {
     const ids: number[] = [];
     for await (const found of store.iterate(filter, options)) ids.push(found.id);
@@ -211,17 +215,17 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   it('resumes every key after the cursor’s id, on the table and on each index', async () => {
     recorded.sent.length = 0;
     expect(await list({}, { after: 2 })).toStrictEqual([3, 4, 5, 6]);
-    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({ pk: 'BOOK#7', sk: 2 });
+    expect(startKeys()).toContainEqual({ pk: 'BOOK#7', sk: 2 });
     recorded.sent.length = 0;
     expect(await list({ author: 'EDGE AUTHOR' }, { after: 4 })).toStrictEqual([5, 6]);
-    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({
+    expect(startKeys()).toContainEqual({
       pk: 'BOOK#4',
       sk: 4,
       authorShard: '15#edge author',
     });
     recorded.sent.length = 0;
     expect(await list({ year: 1990 }, { after: 5 })).toStrictEqual([6]);
-    expect(queries().map((command) => command.input.ExclusiveStartKey)).toContainEqual({
+    expect(startKeys()).toContainEqual({
       pk: 'BOOK#5',
       sk: 5,
       yearShard: '3#1990',
@@ -411,10 +415,10 @@ describe('DynamoBookStore: one key holding more than its share of a page (Dynamo
     expect(await list({ author: 'lopsided' }, { limit: 4 })).toStrictEqual(lopsided);
     const shardZero = recorded.sent.filter(
       (command) =>
-        command.name === 'QueryCommand' && command.input.ExpressionAttributeValues[':author'] === '0#lopsided',
+        command.name === 'QueryCommand' && plain(command.input.ExpressionAttributeValues)?.[':author'] === '0#lopsided',
     );
     expect(shardZero.map((command) => command.input.Limit)).toStrictEqual([2, 2]); // ⌈4/16⌉ + 1 each
-    expect(shardZero[1]?.input.ExclusiveStartKey).toMatchObject({ sk: lopsided[1] });
+    expect(plain(shardZero[1]?.input.ExclusiveStartKey)).toMatchObject({ sk: lopsided[1] });
   });
 
   it('an author and a year together: the author’s index, filtered by year', async () => {
@@ -466,8 +470,8 @@ describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
     const takenWhenSent: number[] = [];
     recorded.client.middlewareStack.add(
       (next, context) => async (args) => {
-        const input = args.input as { ExclusiveStartKey?: { pk?: string } };
-        if (context.commandName === 'QueryCommand' && input.ExclusiveStartKey?.pk === 'BOOK#0')
+        const input = args.input as { ExclusiveStartKey?: { pk?: { S?: string } } };
+        if (context.commandName === 'QueryCommand' && input.ExclusiveStartKey?.pk?.S === 'BOOK#0')
           takenWhenSent.push(taken);
         return next(args);
       },
@@ -482,6 +486,13 @@ describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
     expect(ids).toStrictEqual(Array.from({ length: BOOKS }, (_, i) => i + 1));
     const queries = recorded.sent.filter((command) => command.name === 'QueryCommand');
     expect(queries.every((command) => command.input.ConsistentRead === true)).toBe(true);
+    // Only the book's own attributes come back: no keys, index keys or version with every book.
+    expect(
+      new Set(queries.map((command) => Object.values(command.input.ExpressionAttributeNames).sort().join())),
+    ).toStrictEqual(new Set(['author,createdAt,id,isbn,publicationYear,title,updatedAt']));
+    expect(
+      queries.every((command) => command.input.ProjectionExpression === BOOK_PROJECTION.ProjectionExpression),
+    ).toBe(true);
     expect(queries).toHaveLength(BOOK_SHARDS * Math.ceil(BOOKS / BOOK_SHARDS / streamPageItems(BOOK_SHARDS)));
     // Shard 0's first page holds its books up to id 640, all taken by the merge before it needs the
     // second page: read ahead, that page was asked for long before.
@@ -614,3 +625,8 @@ describe('DynamoBookStore: Idempotency-Key records (DynamoDB Local)', () => {
     expect(await recordOf('demo', 'k-6')).toBeUndefined();
   });
 });
+
+/** A value in DynamoDB's attribute-value form as plain data, undefined when absent. */
+function plain(value: Record<string, any> | undefined) {
+  return value && unmarshall(value);
+}

@@ -1,3 +1,4 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CLIENT_LIMITS,
@@ -5,6 +6,7 @@ import {
   createDynamoClient,
   DYNAMODB_CALL_WORST_CASE_MS,
   PATIENT_CLIENT_LIMITS,
+  SDK_LOGGER_MIDDLEWARE,
 } from '../../shared/store/dynamodb-client';
 
 /**
@@ -77,5 +79,15 @@ describe('the DynamoDB client', () => {
       unreachableHost: 3 * 1_000 + transientBackoff,
       throttled: 1_000 + 2_000,
     });
+  });
+
+  it('hands the SDK logger nothing: no command input or output (books, user records) is copied for it', () => {
+    const client = createDynamoClient('http://localhost:8000');
+    // The name is the SDK's own: a client built without the removal lists it.
+    expect(new DynamoDBClient({}).middlewareStack.identify().join()).toContain(SDK_LOGGER_MIDDLEWARE);
+    expect(client.middlewareStack.identify().join()).not.toContain(SDK_LOGGER_MIDDLEWARE);
+    expect(createDocumentClient('http://localhost:8000').middlewareStack.identify().join()).not.toContain(
+      SDK_LOGGER_MIDDLEWARE,
+    );
   });
 });
