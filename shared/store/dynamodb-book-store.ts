@@ -322,7 +322,7 @@ export class DynamoBookStore implements BookStore {
   }
 
   /**
-   * One key's books in ascending id order, a page at a time as the merge asks for them; with
+   * One key's books in ascending id order, a page (an array) at a time as the merge asks for them; with
    * `readAhead`, the next page is requested as soon as the current one arrives.
    *
    * A whole list reads every book once, so each page's cost is what the list's memory is made of:
@@ -334,7 +334,7 @@ export class DynamoBookStore implements BookStore {
     query: QueryCommandInput,
     startKey: Record<string, unknown> | undefined,
     { pageSize, readAhead }: { pageSize: number; readAhead: boolean },
-  ): AsyncGenerator<Book, void, undefined> {
+  ): AsyncGenerator<Book[], void, undefined> {
     const input = {
       ...query,
       ...(query.ExpressionAttributeValues && { ExpressionAttributeValues: marshall(query.ExpressionAttributeValues) }),
@@ -356,7 +356,7 @@ export class DynamoBookStore implements BookStore {
     while (true) {
       const { Items, LastEvaluatedKey } = await pending;
       const ahead = LastEvaluatedKey && readAhead ? read(LastEvaluatedKey) : undefined;
-      for (const item of Items ?? []) yield bookFromAttributes(item);
+      yield (Items ?? []).map(bookFromAttributes);
       if (!LastEvaluatedKey) return;
       pending = ahead ?? read(LastEvaluatedKey);
     }
@@ -471,11 +471,11 @@ const itemAsItWas = <T>(error: unknown): T | undefined => {
 const isStorableKey = (key: string) => Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES;
 
 /** The first `limit` items (all without a limit), stopping the source as soon as they are taken. */
-async function* take<T>(source: AsyncIterable<T>, limit: number | undefined): AsyncGenerator<T, void, undefined> {
-  if (limit === undefined) {
-    yield* source;
-    return;
-  }
+function take<T>(source: AsyncIterable<T>, limit: number | undefined): AsyncIterable<T> {
+  return limit === undefined ? source : takeFirst(source, limit);
+}
+
+async function* takeFirst<T>(source: AsyncIterable<T>, limit: number): AsyncGenerator<T, void, undefined> {
   if (limit <= 0) return;
   let taken = 0;
   for await (const item of source) {

@@ -1,26 +1,50 @@
 /**
- * Merges sources that are each in ascending order into one ascending sequence, pulling from a source
- * only when its head has been taken: a consumer that stops early leaves the sources unread. On equal
- * keys the earlier source goes first, so the merge is stable. Written here because it is a dozen
- * lines over async iterators, which no maintained library merges lazily.
+ * Merges sources that each yield runs of items (arrays, ascending within and across runs, as
+ * storage returns pages) into one ascending sequence of items. A source's next run is asked for
+ * only once its current run has been taken: a consumer that stops early leaves the rest unread. On
+ * equal keys the earlier source goes first, so the merge is stable. Items within a run are taken
+ * without an await: a whole list passes tens of thousands of items, and one asynchronous step per
+ * item per layer was most of its time and garbage. Written here because no maintained library
+ * merges async iterators lazily.
  */
 export async function* mergeAscending<T>(
-  sources: AsyncIterable<T>[],
+  sources: AsyncIterable<readonly T[]>[],
   keyOf: (item: T) => number,
 ): AsyncGenerator<T, void, undefined> {
   const iterators = sources.map((source) => source[Symbol.asyncIterator]());
+  /** Each source's run in hand (undefined once the source has ended) and how far it was taken. */
+  const runs: (readonly T[] | undefined)[] = [];
+  const taken: number[] = [];
+  const nextRun = async (i: number) => {
+    const iterator = iterators[i] as AsyncIterator<readonly T[]>;
+    for (let next = await iterator.next(); ; next = await iterator.next()) {
+      if (next.done || next.value.length > 0) {
+        runs[i] = next.done ? undefined : next.value;
+        taken[i] = 0;
+        return;
+      }
+    }
+  };
   try {
-    const heads = await Promise.all(iterators.map((iterator) => iterator.next()));
+    await Promise.all(iterators.map((_, i) => nextRun(i)));
     while (true) {
       let smallest = -1;
-      for (let i = 0; i < heads.length; i++) {
-        const head = heads[i] as IteratorResult<T>;
-        if (head.done) continue;
-        if (smallest < 0 || keyOf(head.value) < keyOf((heads[smallest] as IteratorYieldResult<T>).value)) smallest = i;
+      let smallestKey = 0;
+      for (let i = 0; i < runs.length; i++) {
+        const run = runs[i];
+        if (run === undefined) continue;
+        const key = keyOf(run[taken[i] as number] as T);
+        if (smallest < 0 || key < smallestKey) {
+          smallest = i;
+          smallestKey = key;
+        }
       }
       if (smallest < 0) return;
-      yield (heads[smallest] as IteratorYieldResult<T>).value;
-      heads[smallest] = await (iterators[smallest] as AsyncIterator<T>).next();
+      const run = runs[smallest] as readonly T[];
+      const position = taken[smallest] as number;
+      taken[smallest] = position + 1;
+      yield run[position] as T;
+      if (position + 1 === run.length) await nextRun(smallest);
     }
   } finally {
     await Promise.all(iterators.map((iterator) => iterator.return?.()));
