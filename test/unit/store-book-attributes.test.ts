@@ -17,7 +17,12 @@ const book: Book = {
 /** The item as a Query with BOOK_PROJECTION returns it: the projected attributes, in attribute-value form. */
 const projected = (item: object) =>
   marshall(
-    Object.fromEntries(Object.values(BOOK_PROJECTION.ExpressionAttributeNames).map((name) => [name, (item as Record<string, unknown>)[name]])),
+    Object.fromEntries(
+      Object.values(BOOK_PROJECTION.ExpressionAttributeNames).map((name) => [
+        name,
+        (item as Record<string, unknown>)[name],
+      ]),
+    ),
   );
 
 describe('a listed book, read in DynamoDB’s attribute-value form', () => {
