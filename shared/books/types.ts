@@ -9,6 +9,17 @@ export interface Book {
   updatedAt: string;
 }
 
+/** A book's fields, in the order the contract lists them and responses carry them. */
+export const BOOK_FIELDS = [
+  'id',
+  'title',
+  'author',
+  'isbn',
+  'publicationYear',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof Book)[];
+
 /** A book and the version its stored record has reached (its entity tag is derived from it). */
 export interface VersionedBook {
   book: Book;

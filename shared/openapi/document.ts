@@ -7,6 +7,7 @@ import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../bo
 import { MAX_BOOK_ID } from '../books/limits';
 import { MAX_LISTED_TAGS } from '../books/preconditions';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
+import { BOOK_FIELDS } from '../books/types';
 import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
 import { CONTENDED_WRITE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
@@ -371,7 +372,7 @@ const components = () => {
       BookPatch: withBlankNote(jsonSchema(BookPatchSchema, 'output')),
       Book: {
         type: 'object',
-        required: ['id', 'title', 'author', 'isbn', 'publicationYear', 'createdAt', 'updatedAt'],
+        required: [...BOOK_FIELDS],
         properties: {
           id: { type: 'integer', minimum: 1, maximum: MAX_BOOK_ID },
           ...properties,

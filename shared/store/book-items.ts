@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
 import type { BookChange } from '../books/ports';
 import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../books/schemas';
-import type { Book } from '../books/types';
+import { BOOK_FIELDS, type Book } from '../books/types';
 
 /**
  * The books table's item layout and the mappers between items and books, in one place: the store
@@ -138,16 +138,6 @@ export const toBookItem = (book: Book, version: number): BookItem => {
     version,
   };
 };
-
-const BOOK_FIELDS = [
-  'id',
-  'title',
-  'author',
-  'isbn',
-  'publicationYear',
-  'createdAt',
-  'updatedAt',
-] as const satisfies readonly (keyof Book)[];
 
 /**
  * A Query's projection of a book's own attributes: all a list needs of an item, whose keys, index
