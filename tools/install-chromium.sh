@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium for the browser test (test/e2e/api-reference.test.ts) when it is
+# Installs Debian's chromium for the browser test (test/browser/api-reference.test.ts) when it is
 # missing. Needs root (CI containers run as root) and the Debian package mirror; does nothing when
 # /usr/bin/chromium is already there.
 set -euo pipefail

@@ -10,7 +10,7 @@ export type BasicChallengePlacement = 'last' | 'first' | 'none';
 
 export const BASIC_CHALLENGE_PLACEMENTS: readonly BasicChallengePlacement[] = ['last', 'first', 'none'];
 
-/** The default, chosen by the client matrix (test/e2e/auth-client-matrix.test.ts asserts it wins). */
+/** The default, chosen by the client matrix (test/clients/auth-client-matrix.test.ts asserts it wins). */
 export const DEFAULT_BASIC_CHALLENGE: BasicChallengePlacement = 'last';
 
 /**

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { requireTools } from './required-tools';
 
 const run = promisify(execFile);
 
@@ -91,9 +92,28 @@ const java = async () => {
   writeFileSync(stamp, digest);
 };
 
+/** What the matrix runs or builds with, besides Node: Debian's packages above are installed when missing, the rest must be there. */
+export const MATRIX_TOOLS = [
+  'curl',
+  'wget',
+  'http',
+  '/usr/bin/chromium',
+  'python3',
+  'go',
+  'cargo',
+  'java',
+  'javac',
+  'mvn',
+];
+
 /** Installs and builds every client's toolchain once per run; a toolchain that cannot be made fails the run. */
 export const prepareToolchains = async () => {
   mkdirSync(TOOLS, { recursive: true });
-  await debianPackages();
+  const installFailure = await debianPackages().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  requireTools('the client matrix (npm run test:clients)', MATRIX_TOOLS, installFailure);
+  if (installFailure) throw installFailure;
   await Promise.all([python(), go(), rust(), java()]);
 };

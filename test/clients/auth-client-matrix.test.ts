@@ -4,8 +4,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type BasicChallengePlacement, composeChallenge, DEFAULT_BASIC_CHALLENGE } from '../../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER } from '../../shared/auth/digest';
-import { type Client, clientCatalogue } from '../clients/catalogue';
-import { launchChromium } from '../clients/chromium/chromium';
+import { createPatientDocumentClient } from '../support/dynamodb';
+import { type Client, clientCatalogue } from './catalogue';
+import { launchChromium } from './chromium/chromium';
 import {
   cellTable,
   cellUser,
@@ -15,9 +16,8 @@ import {
   offerTable,
   type Row,
   type UserKind,
-} from '../clients/matrix';
-import { prepareToolchains, ROOT } from '../clients/toolchains';
-import { createPatientDocumentClient } from '../support/dynamodb';
+} from './matrix';
+import { prepareToolchains, ROOT } from './toolchains';
 
 /**
  * The client matrix (docs/security.md#clients): real clients nobody here wrote, against the local
@@ -200,7 +200,7 @@ describe('the default challenge', () => {
 describe('docs/security.md#clients', () => {
   it.skipIf(only)('holds the tables this run produced', () => {
     const file = join(ROOT, 'docs/security.md');
-    const start = '<!-- client-matrix:start (written by test/e2e/auth-client-matrix.test.ts) -->';
+    const start = '<!-- client-matrix:start (written by test/clients/auth-client-matrix.test.ts) -->';
     const end = '<!-- client-matrix:end -->';
     const docs = readFileSync(file, 'utf8');
     const offers = measured.map(({ offer, rows }) => ({

@@ -3,10 +3,12 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalApi } from '../support/local-api';
+import { requireTools } from './required-tools';
 
 const run = promisify(execFile);
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 beforeAll(async () => {
+  requireTools('npm run test:clients', ['curl']);
   api = await startLocalApi();
 });
 afterAll(() => api.close());
