@@ -10,16 +10,22 @@ export class ValidationError extends Error {
 
 export class BookNotFoundError extends Error {
   override readonly name = 'BookNotFoundError';
-  constructor(readonly id: number) {
-    super(`Book ${id} does not exist`);
+  constructor(
+    readonly id: number,
+    options?: ErrorOptions,
+  ) {
+    super(`Book ${id} does not exist`, options);
   }
 }
 
 /** Another book already holds the same ISBN (compared in normalised form). */
 export class DuplicateIsbnError extends Error {
   override readonly name = 'DuplicateIsbnError';
-  constructor(readonly isbn: string) {
-    super(`ISBN ${isbn} is already in use`);
+  constructor(
+    readonly isbn: string,
+    options?: ErrorOptions,
+  ) {
+    super(`ISBN ${isbn} is already in use`, options);
   }
 }
 
@@ -29,16 +35,17 @@ export class PreconditionFailedError extends Error {
   constructor(
     readonly id: number,
     readonly currentVersion: number,
+    options?: ErrorOptions,
   ) {
-    super(`Book ${id} does not match If-Match (it has changed since that version was read)`);
+    super(`Book ${id} does not match If-Match (it has changed since that version was read)`, options);
   }
 }
 
 /** An Idempotency-Key reused with a different request: the first request's outcome stands. */
 export class IdempotencyKeyReusedError extends Error {
   override readonly name = 'IdempotencyKeyReusedError';
-  constructor() {
-    super('This Idempotency-Key was already used with a different request body');
+  constructor(options?: ErrorOptions) {
+    super('This Idempotency-Key was already used with a different request body', options);
   }
 }
 

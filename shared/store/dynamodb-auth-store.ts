@@ -322,7 +322,7 @@ export class DynamoSecretStore implements SecretStore {
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
       const winner = await this.read(key);
-      if (winner === undefined) throw new Error(`Secret ${name} was created and removed at once`);
+      if (winner === undefined) throw new Error(`Secret ${name} was created and removed at once`, { cause: error });
       return winner;
     }
   }

@@ -94,9 +94,9 @@ export class DynamoBookStore implements BookStore {
         if (outcome === 'conflict') return RETRY;
         const [, isbnTaken, keyUsed] = outcome;
         if (keyUsed && record) return this.replay(record, record.fingerprint, error);
-        if (isbnTaken) throw new DuplicateIsbnError(book.isbn);
+        if (isbnTaken) throw new DuplicateIsbnError(book.isbn, { cause: error });
         // cancellation() names at least one failed condition; if not the claim's, the book's own.
-        throw new StoreInvariantError(`Book ${id} already exists though its id block issued it`);
+        throw new StoreInvariantError(`Book ${id} already exists though its id block issued it`, { cause: error });
       }
     });
   }
@@ -172,8 +172,9 @@ export class DynamoBookStore implements BookStore {
         if (isTransactionConflict(error)) return RETRY;
         if (!isConditionalCheckFailure(error)) throw error;
         const current = itemAsItWas<BookItem>(error);
-        if (!current) throw new BookNotFoundError(id);
-        if (!satisfies(current.version, condition)) throw new PreconditionFailedError(id, current.version);
+        if (!current) throw new BookNotFoundError(id, { cause: error });
+        if (!satisfies(current.version, condition))
+          throw new PreconditionFailedError(id, current.version, { cause: error });
         // The conditions were checked against this very item: only the ISBN can be what failed.
         return this.moveIsbn(current, attributes);
       }
@@ -203,7 +204,8 @@ export class DynamoBookStore implements BookStore {
         if (outcome === 'conflict') return RETRY;
         const [bookChanged, claimFailed, recordFailed] = outcome;
         if (bookChanged) return RETRY;
-        if (claimFailed) throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`);
+        if (claimFailed)
+          throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`, { cause: error });
         // The key expired and another create of its owner took it: that record is no longer this book's.
         recordReassigned = recordFailed === true;
         return RETRY;
@@ -240,8 +242,8 @@ export class DynamoBookStore implements BookStore {
       if (outcome === 'conflict') return RETRY;
       const [bookChanged, , isbnTaken] = outcome;
       if (bookChanged) return RETRY;
-      if (isbnTaken) throw new DuplicateIsbnError(next.isbn);
-      throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`);
+      if (isbnTaken) throw new DuplicateIsbnError(next.isbn, { cause: error });
+      throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`, { cause: error });
     }
   }
 
@@ -260,7 +262,7 @@ export class DynamoBookStore implements BookStore {
           )
         ).Item as IdempotencyRecord | undefined);
     if (!held) return RETRY;
-    if (held.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+    if (held.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError({ cause: error });
     // The record's map comes back in DynamoDB's attribute order: the replay's body must be byte for byte the first one.
     return { book: toBook(held.book), version: held.version };
   }
