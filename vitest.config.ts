@@ -1,11 +1,25 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Projects that need DynamoDB Local get it from the shared global setup; the others never start Java. */
 const withDynamoDb = { globalSetup: ['test/support/global-setup.ts'] };
 
+/**
+ * The soak rounds: large catalogues, minutes of seeded load, fuzzing over sockets. They need only
+ * Node and Java, but take about half of a two-core machine's time for the whole suite, so `npm test`
+ * leaves them to `npm run test:soak`, which .ci/run runs. Each stays in its layer's folder.
+ */
+const SOAK = [
+  'test/e2e/streamed-list.test.ts',
+  'test/integration/book-store-paging.test.ts',
+  'test/reliability/workload.test.ts',
+  'test/reliability/load-tool.test.ts',
+  'test/reliability/fuzz-http.test.ts',
+  'test/reliability/fuzz-query.test.ts',
+];
+
 const project = (name: string, extra: Record<string, unknown> = {}) => ({
   extends: true as const,
-  test: { name, include: [`test/${name}/**/*.test.ts`], ...extra },
+  test: { name, include: [`test/${name}/**/*.test.ts`], exclude: [...configDefaults.exclude, ...SOAK], ...extra },
 });
 
 export default defineConfig({
@@ -23,6 +37,7 @@ export default defineConfig({
       project('bench', withDynamoDb),
       project('infra'),
       project('static'),
+      { extends: true as const, test: { name: 'soak', include: SOAK, ...withDynamoDb } },
     ],
   },
 });
