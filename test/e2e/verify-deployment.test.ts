@@ -153,6 +153,7 @@ describe('npm run verify:deployment', () => {
     const missing = await startTool('verify-deployment', []).done;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('the base URL is missing');
+    expect(missing.stderr).toContain('Usage: npm run verify:deployment -- <base URL>');
     expect(missing.stderr).toContain('--help');
     const apiUrl = await startTool('verify-deployment', [`${api.baseUrl}/api/books`]).done;
     expect(apiUrl.code).toBe(2);

@@ -6,7 +6,9 @@ export const COMMAND = 'npm run verify:deployment --';
 export const DEFAULT_USER = 'demo';
 export const PASSWORD_VARIABLE = 'VERIFY_PASSWORD';
 
-export const HELP = `Usage: npm run verify:deployment -- <base URL> [--user <name>] [--skip-gateway-responses]
+export const USAGE = 'Usage: npm run verify:deployment -- <base URL> [--user <name>] [--skip-gateway-responses]';
+
+export const HELP = `${USAGE}
 
 Runs the contract's black-box checks against a running instance of the API and prints one line
 per check (PASS, FAIL or SKIP, its name, and after a colon the reason or what it saw), then a
