@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseAuthParams, parseChallenges } from '../../tools/verify-deployment/challenges';
-import { CHECKS, nextLink } from '../../tools/verify-deployment/checks';
+import { CHECKS } from '../../tools/verify-deployment/checks';
+import { nextLink } from '../../tools/verify-deployment/checks/support';
 import { parseBaseUrl, parseOptions } from '../../tools/verify-deployment/cli';
 import { answerDigest } from '../../tools/verify-deployment/digest';
 import { expectUnderBase } from '../../tools/verify-deployment/expect';
