@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface ToolRun {
   code: number | null;
@@ -6,20 +6,30 @@ export interface ToolRun {
   stderr: string;
 }
 
-/** A command-line tool (`tools/<name>.ts`) as `npm run <name>` runs it, in its own process, stdin piped. */
-export const runTool = (tool: string, args: string[], stdin = ''): Promise<ToolRun> =>
-  new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `tools/${tool}.ts`, ...args], {
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin);
+/**
+ * A command-line tool (`tools/<name>.ts`) as `npm run <name>` runs it, in its own process, stdin
+ * piped, with `env` added to this process's environment. `child` is there to signal it.
+ */
+export const startTool = (
+  tool: string,
+  args: string[],
+  { stdin = '', env = {} }: { stdin?: string; env?: Record<string, string> } = {},
+): { child: ChildProcess; done: Promise<ToolRun> } => {
+  const child = spawn(process.execPath, ['--import', 'tsx', `tools/${tool}.ts`, ...args], {
+    env: { ...process.env, NODE_NO_WARNINGS: '1', ...env },
   });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const done = new Promise<ToolRun>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  child.stdin.end(stdin);
+  return { child, done };
+};
+
+export const runTool = (tool: string, args: string[], stdin = ''): Promise<ToolRun> =>
+  startTool(tool, args, { stdin }).done;

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKS } from '../../tools/verify-deployment/checks';
+import { type Fault, startBreakingProxy } from '../support/breaking-proxy';
+import { BASIC_DEMO, startLocalApi } from '../support/local-api';
+import { startTool, type ToolRun } from '../support/tool-process';
+
+/**
+ * `npm run verify:deployment` as an operator runs it, in its own process: against the local API
+ * (`npm start`'s gateway on DynamoDB Local), and against a proxy in front of it that breaks one
+ * thing a deployment can get wrong, which the check must report by name.
+ */
+let api: Awaited<ReturnType<typeof startLocalApi>>;
+let othersBooks: unknown[];
+
+const SOMEONE_ELSES = [
+  { title: 'Not the check’s', author: 'Someone Else', isbn: 'OTHER-1', publicationYear: 1990 },
+  // Looks like another run's book: the check must still leave it alone.
+  {
+    title: 'verify-deployment OTHERRUN book 1',
+    author: 'Verify Deployment OTHERRUN',
+    isbn: 'VD-OTHERRUN-1',
+    publicationYear: 1901,
+  },
+];
+
+const listAll = async () => {
+  const response = await fetch(`${api.baseUrl}/api/books`, { headers: { authorization: BASIC_DEMO } });
+  return (await response.json()) as unknown[];
+};
+
+beforeAll(async () => {
+  api = await startLocalApi();
+  for (const book of SOMEONE_ELSES) {
+    const response = await fetch(`${api.baseUrl}/api/books`, {
+      method: 'POST',
+      headers: { authorization: BASIC_DEMO, 'content-type': 'application/json' },
+      body: JSON.stringify(book),
+    });
+    expect(response.status).toBe(201);
+  }
+  othersBooks = await listAll();
+});
+afterAll(() => api.close());
+
+const verify = (baseUrl: string, args: string[] = []) =>
+  startTool('verify-deployment', [baseUrl, ...args], { env: { VERIFY_PASSWORD: 'demo' } });
+
+const checkLines = (run: ToolRun) => run.stdout.split('\n').filter((line) => /^(PASS|FAIL|SKIP) {2}/.test(line));
+const summaryOf = (run: ToolRun) => run.stdout.trim().split('\n').at(-1);
+const output = (run: ToolRun) => `${run.stdout}\n${run.stderr}`;
+
+const GATEWAY_CHECKS = CHECKS.filter((check) => check.needsGatewayResponses);
+const CLEANUP = 'clean-up: every book this run created is deleted';
+
+describe('npm run verify:deployment', () => {
+  it('passes every check against the local API, and leaves exactly the books it did not create', async () => {
+    const run = await verify(api.baseUrl).done;
+    expect(run.code, output(run)).toBe(0);
+    const lines = checkLines(run);
+    expect(lines).toHaveLength(CHECKS.length + 1);
+    for (const check of CHECKS) expect(run.stdout).toContain(`PASS  ${check.name}`);
+    expect(run.stdout).toContain(`PASS  ${CLEANUP}: 1 deleted`);
+    expect(summaryOf(run)).toBe(`OK: ${CHECKS.length + 1} passed, 0 failed, 0 skipped`);
+    expect(await listAll()).toEqual(othersBooks);
+  }, 120_000);
+
+  it('with --skip-gateway-responses reports the checks that need them as SKIP, never as passed, and exits 0', async () => {
+    expect(GATEWAY_CHECKS.map((check) => check.id)).toEqual([
+      'challenge',
+      'fresh-nonces',
+      'digest',
+      'wrong-password',
+      'stale-nonce',
+      'unknown-route',
+    ]);
+    const run = await verify(api.baseUrl, ['--skip-gateway-responses']).done;
+    expect(run.code, output(run)).toBe(0);
+    for (const check of CHECKS) {
+      expect(run.stdout).toContain(
+        check.needsGatewayResponses
+          ? `SKIP  ${check.name}: needs the stack’s gateway responses`
+          : `PASS  ${check.name}`,
+      );
+    }
+    const skipped = GATEWAY_CHECKS.length;
+    expect(summaryOf(run)).toBe(`OK: ${CHECKS.length + 1 - skipped} passed, 0 failed, ${skipped} skipped`);
+    expect(await listAll()).toEqual(othersBooks);
+  }, 120_000);
+
+  it('keeps the stage path of the base URL in every request and demands it in Location and Link', async () => {
+    const good = await startBreakingProxy(api.baseUrl, { stage: '/prod' });
+    const passed = await verify(good.baseUrl, ['--skip-gateway-responses']).done;
+    await good.close();
+    expect(passed.code, output(passed)).toBe(0);
+
+    const broken = await startBreakingProxy(api.baseUrl, { stage: '/prod', fault: 'drop-stage-location' });
+    const failed = await verify(broken.baseUrl, ['--skip-gateway-responses']).done;
+    await broken.close();
+    expect(failed.code, output(failed)).toBe(1);
+    expect(failed.stdout).toMatch(
+      /^FAIL {2}POST \/api\/books gets 201 .*Location: "http:\/\/127\.0\.0\.1:\d+\/api\/books\/\d+" is not/m,
+    );
+    expect(await listAll()).toEqual(othersBooks);
+  }, 120_000);
+
+  const nameOf = (id: string) => CHECKS.find((check) => check.id === id)?.name;
+
+  it.each<[Fault, string, RegExp]>([
+    ['repeat-nonce', 'fresh-nonces', /was already sent in an earlier 401/],
+    ['drop-challenge', 'challenge', /401 without a WWW-Authenticate header/],
+    ['cut-list', 'whole-list', /the body is not complete JSON/],
+    ['break-list', 'whole-list', /the body broke off before its end/],
+    ['shorten-list', 'whole-list', /lacks book \d+, which this run created/],
+    ['move-location', 'create', /Location: ".*\/elsewhere\/api\/books\/\d+" is not/],
+  ])(
+    'fails behind a proxy that breaks it (%s), naming the check "%s", and still cleans up',
+    async (fault, id, reason) => {
+      const proxy = await startBreakingProxy(api.baseUrl, { fault });
+      const run = await verify(proxy.baseUrl).done;
+      await proxy.close();
+      expect(run.code, output(run)).toBe(1);
+      const line = checkLines(run).find((candidate) => candidate.startsWith(`FAIL  ${nameOf(id)}: `));
+      expect(line, output(run)).toMatch(reason);
+      expect(summaryOf(run)).toMatch(/^FAILED: \d+ passed, [1-9]\d* failed, \d+ skipped$/);
+      expect(run.stdout).toMatch(new RegExp(`^PASS  ${CLEANUP}`, 'm'));
+      expect(await listAll()).toEqual(othersBooks);
+    },
+    120_000,
+  );
+
+  it('deletes the books it created when interrupted (SIGINT), and exits 130', async () => {
+    let held: () => void = () => {};
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const proxy = await startBreakingProxy(api.baseUrl, { fault: 'hold-list', onHeld: () => held() });
+    const { child, done } = verify(proxy.baseUrl);
+    await holding;
+    expect(await listAll()).not.toEqual(othersBooks);
+    child.kill('SIGINT');
+    const run = await done;
+    await proxy.close();
+    expect(run.code, output(run)).toBe(130);
+    expect(run.stdout, output(run)).toContain(`PASS  ${CLEANUP}: 2 deleted`);
+    expect(summaryOf(run)).toMatch(/^INTERRUPTED: /);
+    expect(await listAll()).toEqual(othersBooks);
+  }, 120_000);
+
+  it('explains itself, and refuses a wrong command with exit 2 and a pointer to --help', async () => {
+    const help = await startTool('verify-deployment', ['--help']).done;
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: npm run verify:deployment -- <base URL>');
+    const missing = await startTool('verify-deployment', []).done;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('the base URL is missing');
+    expect(missing.stderr).toContain('Usage: npm run verify:deployment -- <base URL>');
+    expect(missing.stderr).toContain('--help');
+    const apiUrl = await startTool('verify-deployment', [`${api.baseUrl}/api/books`]).done;
+    expect(apiUrl.code).toBe(2);
+    const unreachable = await startTool('verify-deployment', ['http://127.0.0.1:1'], { env: { VERIFY_PASSWORD: 'x' } })
+      .done;
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('cannot reach http://127.0.0.1:1');
+  }, 60_000);
+
+  it('takes the password from stdin when VERIFY_PASSWORD is not set, and fails with a wrong one', async () => {
+    const run = await startTool('verify-deployment', [api.baseUrl, '--skip-gateway-responses'], {
+      stdin: 'not-the-password\n',
+      env: { VERIFY_PASSWORD: '' },
+    }).done;
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^FAIL {2}Basic credentials are accepted: .*expected 200, got 401/m);
+    expect(run.stdout).toMatch(
+      /^SKIP {2}POST \/api\/books gets 201.*: needs "Basic credentials are accepted", which did not pass/m,
+    );
+  }, 60_000);
+});

@@ -1,0 +1,89 @@
+import { parseCommandLine, UsageError } from '../cli';
+import { promptHidden, readPassword } from '../prompt';
+import type { VerifyOptions } from './types';
+
+export const COMMAND = 'npm run verify:deployment --';
+export const DEFAULT_USER = 'demo';
+export const PASSWORD_VARIABLE = 'VERIFY_PASSWORD';
+
+export const USAGE = 'Usage: npm run verify:deployment -- <base URL> [--user <name>] [--skip-gateway-responses]';
+
+export const HELP = `${USAGE}
+
+Runs the contract's black-box checks against a running instance of the API and prints one line
+per check (PASS, FAIL or SKIP, its name, and after a colon the reason or what it saw), then a
+summary line. Exit status 0 when no check failed, 1 when one did, 2 for a mistake in the command,
+130 when interrupted.
+
+<base URL> is what comes before /api/books: the stack output ApiUrl without /api/books, stage
+included (https://<api>.execute-api.<region>.amazonaws.com/prod), or http://127.0.0.1:3000 for
+npm start.
+
+Options:
+  --user <name>               the user to sign in as (default ${DEFAULT_USER}); the password comes from
+                              ${PASSWORD_VARIABLE}, else from stdin when it is piped, else from a prompt
+                              that does not echo. Never from the command line.
+  --skip-gateway-responses    for sam local start-api, which applies none of the stack's gateway
+                              responses: the checks that need them (the 401 and its challenges,
+                              fresh and stale nonces, Digest, the wrong-password challenge, the
+                              unknown-route 404) are reported as SKIP, never as passed
+  -h, --help                  this text
+
+What it changes: it creates a few books whose author is "Verify Deployment <run id>" and whose
+ISBNs start with VD-<run id>-, and deletes them all at the end, also after a failure or Ctrl-C.
+It never changes any other book. One check sends a wrong password once: it counts towards the
+user's failed sign-ins (a right one follows at once).
+
+Examples:
+  VERIFY_PASSWORD=demo npm run verify:deployment -- http://127.0.0.1:3000
+  npm run verify:deployment -- https://abc123.execute-api.eu-west-1.amazonaws.com/prod --user alice`;
+
+/** The checked base URL: http(s), no query or fragment, no trailing slash, not the ApiUrl itself. */
+export const parseBaseUrl = (text: string): string => {
+  if (!URL.canParse(text)) throw new UsageError(`"${text}" is not a URL`);
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`"${text}" is not an http(s) URL`);
+  if (url.search || url.hash || text.includes('?') || text.includes('#'))
+    throw new UsageError(`"${text}" has a query or fragment; give the base URL alone`);
+  if (url.username || url.password)
+    throw new UsageError('credentials do not belong in the URL: use --user and VERIFY_PASSWORD');
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/api(\/books)?$/.test(path))
+    throw new UsageError(
+      `"${text}" ends in ${path.match(/\/api(\/books)?$/)?.[0]}: give the base URL, what comes before /api/books`,
+    );
+  return `${url.origin}${path}`;
+};
+
+/** The options, or undefined when the help was asked for (and printed). Throws UsageError for a wrong command. */
+export const parseOptions = (args: string[]): VerifyOptions | undefined => {
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
+    allowPositionals: true,
+    args,
+    options: {
+      user: { type: 'string' },
+      'skip-gateway-responses': { type: 'boolean', default: false },
+    },
+  });
+  if (!parsed) return undefined;
+  const [base, ...extra] = parsed.positionals;
+  if (base === undefined) throw new UsageError('the base URL is missing');
+  if (extra.length > 0) throw new UsageError(`one base URL only; also got ${extra.join(' ')}`);
+  const username = parsed.values.user ?? DEFAULT_USER;
+  if (username === '') throw new UsageError('--user needs a name');
+  return {
+    baseUrl: parseBaseUrl(base),
+    username,
+    skipGatewayResponses: parsed.values['skip-gateway-responses'] ?? false,
+  };
+};
+
+/** The password: the environment variable, else piped stdin, else a prompt that does not echo. */
+export const readVerifyPassword = async (username: string): Promise<string> => {
+  const fromEnvironment = process.env[PASSWORD_VARIABLE];
+  if (fromEnvironment) return fromEnvironment;
+  if (process.stdin.isTTY) return promptHidden(`Password for ${username}: `);
+  return readPassword();
+};

@@ -1,0 +1,97 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Challenge } from './challenges';
+import type { Credentials } from './types';
+
+/**
+ * A Digest client written from RFC 7616 alone, with node:crypto, and none of the service's own
+ * code: the check must be a client from outside, so that a mistake shared by the server's
+ * computation and a client built from it cannot pass unnoticed.
+ */
+
+/** A challenge this client cannot answer: an algorithm it does not know, or no `qop="auth"`. */
+export class UnanswerableChallengeError extends Error {
+  override readonly name = 'UnanswerableChallengeError';
+}
+
+/** RFC 7616 §3.3's algorithms, each also in its `-sess` form. */
+const NODE_HASHES: Record<string, string> = { MD5: 'md5', 'SHA-256': 'sha256', 'SHA-512-256': 'sha512-256' };
+
+export interface DigestAlgorithm {
+  /** As the challenge wrote it, and as the credentials must repeat it. */
+  name: string;
+  nodeHash: string;
+  session: boolean;
+}
+
+/** The challenge's algorithm (MD5 when absent, RFC 7616 §3.3), or undefined when this client does not know it. */
+export const algorithmOf = (challenge: Challenge): DigestAlgorithm | undefined => {
+  const name = challenge.params.algorithm ?? 'MD5';
+  const upper = name.toUpperCase();
+  const session = upper.endsWith('-SESS');
+  const nodeHash = NODE_HASHES[session ? upper.slice(0, -'-SESS'.length) : upper];
+  return nodeHash ? { name, nodeHash, session } : undefined;
+};
+
+const offersAuth = (challenge: Challenge) =>
+  (challenge.params.qop ?? '')
+    .split(',')
+    .map((option) => option.trim().toLowerCase())
+    .includes('auth');
+
+const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
+
+/** RFC 8187's ext-value, for a user name a quoted-string cannot carry as it is (RFC 7616 §3.4.4). */
+const extValue = (text: string) =>
+  `UTF-8''${encodeURIComponent(text).replace(/['()*!]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+
+export interface DigestAnswer {
+  authorization: string;
+  nc: string;
+  cnonce: string;
+}
+
+export interface DigestRequest {
+  challenge: Challenge;
+  credentials: Credentials;
+  method: string;
+  /** The request target as sent: path and query. */
+  uri: string;
+  /** The nonce count, 1 for a nonce's first use. */
+  nc?: number;
+  cnonce?: string;
+}
+
+/** The `Authorization` value answering a Digest challenge with `qop=auth` (RFC 7616 §3.4). */
+export const answerDigest = ({ challenge, credentials, method, uri, nc = 1, cnonce }: DigestRequest): DigestAnswer => {
+  const algorithm = algorithmOf(challenge);
+  if (!algorithm) throw new UnanswerableChallengeError(`unknown algorithm ${challenge.params.algorithm}`);
+  if (!offersAuth(challenge))
+    throw new UnanswerableChallengeError(`no qop="auth" offered (qop=${challenge.params.qop})`);
+  const { realm = '', nonce = '', opaque } = challenge.params;
+  const hash = (text: string) => createHash(algorithm.nodeHash).update(text, 'utf8').digest('hex');
+  const clientNonce = cnonce ?? randomBytes(16).toString('hex');
+  const count = nc.toString(16).padStart(8, '0');
+  const secret = hash(`${credentials.username}:${realm}:${credentials.password}`);
+  const ha1 = algorithm.session ? hash(`${secret}:${nonce}:${clientNonce}`) : secret;
+  const ha2 = hash(`${method}:${uri}`);
+  const userhash = challenge.params.userhash?.toLowerCase() === 'true';
+  const username = userhash
+    ? `username=${quote(hash(`${credentials.username}:${realm}`))}`
+    : /^[\x20-\x7e]*$/.test(credentials.username)
+      ? `username=${quote(credentials.username)}`
+      : `username*=${extValue(credentials.username)}`;
+  const authorization = [
+    `Digest ${username}`,
+    `realm=${quote(realm)}`,
+    `uri=${quote(uri)}`,
+    `algorithm=${algorithm.name}`,
+    `nonce=${quote(nonce)}`,
+    `nc=${count}`,
+    `cnonce=${quote(clientNonce)}`,
+    'qop=auth',
+    `response="${hash(`${ha1}:${nonce}:${count}:${clientNonce}:auth:${ha2}`)}"`,
+    ...(opaque !== undefined ? [`opaque=${quote(opaque)}`] : []),
+    ...(userhash ? ['userhash=true'] : []),
+  ].join(', ');
+  return { authorization, nc: count, cnonce: clientNonce };
+};

@@ -1,0 +1,52 @@
+import type { HttpClient } from './http';
+import type { RunBooks } from './run-books';
+
+/** What the operator asked for on the command line. */
+export interface VerifyOptions {
+  /** The base URL as given, without a trailing slash: `https://<api>.execute-api.<region>.amazonaws.com/prod`. */
+  baseUrl: string;
+  username: string;
+  /** For `sam local start-api`, which applies none of the stack's gateway responses. */
+  skipGatewayResponses: boolean;
+}
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** What every check sees: the client, the credentials, this run's books and what earlier checks learnt. */
+export interface CheckContext {
+  baseUrl: string;
+  http: HttpClient;
+  credentials: Credentials;
+  books: RunBooks;
+  /** Every Digest nonce a 401 has carried in this run, to tell a fresh one from a repeated one. */
+  seenNonces: Set<string>;
+}
+
+/**
+ * One black-box check. The list of them (checks.ts) is data: a name to print, what it builds on,
+ * and whether it needs API Gateway's gateway responses, which `sam local start-api` does not apply.
+ */
+export interface Check {
+  /** Short, stable: what `needs` refers to. */
+  id: string;
+  /** The line the report prints. */
+  name: string;
+  /** The 401 challenges and the unknown-route 404 exist only through the stack's gateway responses. */
+  needsGatewayResponses: boolean;
+  /** Checks that must have passed for this one to mean anything (skipped, with the reason, when one did not). */
+  needs?: readonly string[];
+  /** Throws a CheckFailure (or any error) to fail; may return a detail to print after PASS. */
+  run: (context: CheckContext) => Promise<string | undefined>;
+}
+
+export type Outcome = 'PASS' | 'FAIL' | 'SKIP';
+
+export interface CheckResult {
+  name: string;
+  outcome: Outcome;
+  /** Why it failed or was skipped; on a pass, what it saw. */
+  detail?: string;
+}
