@@ -174,18 +174,19 @@ export class Authenticator {
       ok: true,
       username,
       scheme: 'digest',
-      authenticationInfo: this.authenticationInfo(algorithm, secret, uri, qopParams),
+      authenticationInfo: this.authenticationInfo(algorithm, secret, uri, nonce, qopParams),
     };
   }
 
   /**
    * `Authentication-Info` (RFC 7616 §3.5): the next nonce, so a client that honours it skips the
-   * next challenge, and with qop the server's own proof (`rspauth`, the digest of an empty method).
+   * next challenge, and with qop the server's own proof (`rspauth`: the response digest with an
+   * empty method over the nonce the client answered, so a client can check it with what it sent).
    */
-  private authenticationInfo(algorithm: DigestAlgorithm, secret: string, uri: string, qop?: QopParams) {
+  private authenticationInfo(algorithm: DigestAlgorithm, secret: string, uri: string, nonce: string, qop?: QopParams) {
     const nextnonce = this.codec.issue(algorithm, this.nonceBinding);
     if (!qop) return `nextnonce="${nextnonce}"`;
-    const rspauth = digestResponse({ algorithm, ha1: secret, method: '', uri, nonce: nextnonce, qop });
+    const rspauth = digestResponse({ algorithm, ha1: secret, method: '', uri, nonce, qop });
     return `nextnonce="${nextnonce}", qop=auth, rspauth="${rspauth}", cnonce=${quote(qop.cnonce)}, nc=${qop.nc}`;
   }
 

@@ -295,8 +295,8 @@ describe('Authenticator: offers, names and the next nonce', () => {
     if (!result.ok) throw new Error(result.reason);
     const info = result.authenticationInfo as string;
     const nextnonce = /nextnonce="([^"]+)"/.exec(info)?.[1] as string;
-    // rspauth (RFC 7616 §3.5): the response digest with an empty method, over the next nonce.
-    const rspauth = H('SHA-256', `${ha1}:${nextnonce}:00000001:c1:auth:${H('SHA-256', ':/api/books')}`);
+    // rspauth (RFC 7616 §3.5): the response digest with an empty method, over the nonce the client answered.
+    const rspauth = H('SHA-256', `${ha1}:${first.nonce}:00000001:c1:auth:${H('SHA-256', ':/api/books')}`);
     expect(info).toBe(`nextnonce="${nextnonce}", qop=auth, rspauth="${rspauth}", cnonce="c1", nc=00000001`);
 
     const next = answer({ ...first, nonce: nextnonce }, 'SHA-256', { cnonce: 'c2' }).header;

@@ -48,6 +48,8 @@ export interface DigestAnswer {
   authorization: string;
   nc: string;
   cnonce: string;
+  /** The server's proof this answer must come back with (RFC 7616 §3.5: A2 with an empty method). */
+  rspauth: string;
 }
 
 export interface DigestRequest {
@@ -93,5 +95,6 @@ export const answerDigest = ({ challenge, credentials, method, uri, nc = 1, cnon
     ...(opaque !== undefined ? [`opaque=${quote(opaque)}`] : []),
     ...(userhash ? ['userhash=true'] : []),
   ].join(', ');
-  return { authorization, nc: count, cnonce: clientNonce };
+  const rspauth = hash(`${ha1}:${nonce}:${count}:${clientNonce}:auth:${hash(`:${uri}`)}`);
+  return { authorization, nc: count, cnonce: clientNonce, rspauth };
 };
