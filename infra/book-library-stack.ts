@@ -2,7 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { functionTimeoutMs, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { functionTimeoutMs, handlerOf, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
@@ -41,7 +41,9 @@ export interface BookLibraryStackProps extends StackProps {
   alarmTopicArn?: string;
   /**
    * Declare DYNAMODB_ENDPOINT and NONCE_SECRET (empty) on every function, because `sam local
-   * --env-vars` can only set variables the template declares. For `sam local` templates only.
+   * --env-vars` can only set variables the template declares; and build a route's buffered variant
+   * (the route table's `bufferedEntry`) where it streams, because `sam local start-api` cannot relay
+   * a stream. For `sam local` templates only.
    */
   samLocal?: boolean;
   /** The functions' processor (default arm64, as the cost figures assume). */
@@ -91,8 +93,10 @@ export class BookLibraryStack extends Stack {
     this.functions.Authorizer = auth.function;
 
     for (const route of ROUTES) {
+      // `sam local start-api` cannot relay a streamed response: its template builds the buffered variant.
+      const { entry, streaming } = handlerOf(route, samLocal);
       const fn = new RouteFunction(this, route.name, {
-        entry: route.entry,
+        entry,
         ...('assets' in route && { assets: route.assets }),
         environment: this.routeEnvironment(route, props),
         tracing,
@@ -102,7 +106,12 @@ export class BookLibraryStack extends Stack {
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
-      this.addMethod(route, fn, restApi.parameterValidator, requiresAuth(route, props.publicReads) && auth.authorizer);
+      this.addMethod(
+        route,
+        this.integrationOf(route, fn, streaming),
+        restApi.parameterValidator,
+        requiresAuth(route, props.publicReads) && auth.authorizer,
+      );
     }
 
     new ServiceAlarms(this, 'Alarms', {
@@ -132,8 +141,8 @@ export class BookLibraryStack extends Stack {
    * A streaming route's integration: the STREAM transfer mode (CDK then invokes the function
    * through the response-streaming URI), with the gateway waiting as long as the function may run.
    */
-  private integrationOf(route: Route, fn: lambda.IFunction): apigateway.LambdaIntegration {
-    if (!('streaming' in route && route.streaming)) return new apigateway.LambdaIntegration(fn);
+  private integrationOf(route: Route, fn: lambda.IFunction, streaming: boolean): apigateway.LambdaIntegration {
+    if (!streaming) return new apigateway.LambdaIntegration(fn);
     return new apigateway.LambdaIntegration(fn, {
       responseTransferMode: apigateway.ResponseTransferMode.STREAM,
       timeout: Duration.millis(functionTimeoutMs(route)),
@@ -142,11 +151,11 @@ export class BookLibraryStack extends Stack {
 
   private addMethod(
     route: Route,
-    fn: lambda.IFunction,
+    integration: apigateway.LambdaIntegration,
     validator: apigateway.RequestValidator,
     authorizer: apigateway.IAuthorizer | false,
   ) {
-    const method = this.api.root.resourceForPath(route.path).addMethod(route.method, this.integrationOf(route, fn), {
+    const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
       requestValidator: validator,
       requestParameters: Object.fromEntries(
         [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),

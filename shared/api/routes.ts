@@ -28,6 +28,12 @@ export interface RouteDefinition {
    * the STREAM transfer mode, invoked through the response-streaming URI.
    */
   readonly streaming?: boolean;
+  /**
+   * The same route answered buffered, for hosts that cannot relay a streamed response: the
+   * samLocal synth (`sam local start-api`) builds this handler file instead of `entry`, behind an
+   * ordinary proxy integration. Same parsing, use case and contract; its limits are in docs/sam.md.
+   */
+  readonly bufferedEntry?: `functions/${string}.ts`;
   /** The function's timeout when not FUNCTION_TIMEOUT_SECONDS (a streamed whole list runs longer). */
   readonly timeoutSeconds?: number;
 }
@@ -46,6 +52,7 @@ export const ROUTES = [
     protected: true,
     access: 'read',
     streaming: true,
+    bufferedEntry: 'functions/books/list-buffered.ts',
     timeoutSeconds: 300,
   },
   {
@@ -119,6 +126,15 @@ export type Route = (typeof ROUTES)[number];
 
 /** Every route's name; maps keyed by it (OpenAPI operations, log fields) must cover each one. */
 export type RouteName = Route['name'];
+
+/**
+ * The handler file a deployment builds for a route, and whether it streams: `entry` as the route
+ * names it, or its `bufferedEntry` where responses must be buffered (`sam local`).
+ */
+export const handlerOf = (route: RouteDefinition, buffered: boolean): { entry: string; streaming: boolean } =>
+  buffered && route.bufferedEntry
+    ? { entry: route.bufferedEntry, streaming: false }
+    : { entry: route.entry, streaming: route.streaming ?? false };
 
 /** Whether a route needs credentials, given the deployment's `publicReads` option. */
 export const requiresAuth = (route: RouteDefinition, publicReads: boolean): boolean =>

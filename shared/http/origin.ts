@@ -21,6 +21,17 @@ export const isValidHostHeader = (value: string): boolean => {
   return isValidHost(value.slice(0, colon)) && isValidPort(value.slice(colon + 1));
 };
 
+/**
+ * A gateway's `domainName` as host and port. API Gateway's is a bare host name; the SAM CLI's local
+ * API puts the request's `Host` there, port included. A value that is not a `Host` field value is
+ * returned whole as the host, for originOf to refuse.
+ */
+export const hostAndPort = (domainName: string): { host: string; port?: string } => {
+  const colon = domainName.lastIndexOf(':');
+  if (colon < 0 || domainName.endsWith(']') || !isValidHostHeader(domainName)) return { host: domainName };
+  return { host: domainName.slice(0, colon), port: domainName.slice(colon + 1) };
+};
+
 const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
 
 /**

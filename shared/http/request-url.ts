@@ -1,4 +1,4 @@
-import { originOf } from './origin';
+import { hostAndPort, originOf } from './origin';
 import type { HttpEvent } from './types';
 
 /**
@@ -6,14 +6,17 @@ import type { HttpEvent } from './types';
  * request context's `domainName` (the API's execute-api or custom domain on AWS; the address the
  * local server listens on), protocol and port are the ones the gateway forwards. The client's
  * `Host` header is never used. `requestContext.path` carries the stage or the custom domain's base
- * path, which `event.path` lacks; headers are lower-case after the middy stack. Without a usable
- * origin the URL is relative (a path), which `Location` and `Link` allow.
+ * path, which `event.path` lacks; headers are lower-case after the middy stack. A port in
+ * `domainName` (`sam local start-api` sets it to the request's Host) counts when no port is
+ * forwarded. Without a usable origin the URL is relative (a path), which `Location` and `Link` allow.
  */
 export const requestUrl = (event: HttpEvent): string => {
+  const { host, port } = hostAndPort(event.requestContext.domainName ?? '');
+  const forwardedPort = event.headers['x-forwarded-port'] ?? port;
   const origin = originOf({
     protocol: event.headers['x-forwarded-proto'] ?? 'https',
-    host: event.requestContext.domainName ?? '',
-    ...(event.headers['x-forwarded-port'] !== undefined && { port: event.headers['x-forwarded-port'] }),
+    host,
+    ...(forwardedPort !== undefined && { port: forwardedPort }),
   });
   const path = event.requestContext.path || event.path;
   return `${origin ?? ''}${path.replace(/\/+$/, '')}`;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // A streaming handler calls the runtime's awslambda global as it loads, as on Lambda.
 import '../../local/streaming-response';
-import { AUTHORIZER, ROUTES } from '../../shared/api/routes';
+import { AUTHORIZER, ROUTES, type RouteDefinition } from '../../shared/api/routes';
 import { PROJECT_ROOT } from '../support/source-files';
 
 /**
@@ -11,13 +11,27 @@ import { PROJECT_ROOT } from '../support/source-files';
  * imports it): every entry must be a module under functions/ that exports a `handler` function.
  */
 describe('the route table', () => {
-  const entries = [...ROUTES.map(({ name, entry }) => ({ name, entry })), AUTHORIZER];
+  const entries = [
+    ...ROUTES.map(({ name, entry }) => ({ name, entry })),
+    ...ROUTES.flatMap((route) =>
+      'bufferedEntry' in route ? [{ name: `${route.name} (buffered)`, entry: route.bufferedEntry }] : [],
+    ),
+    AUTHORIZER,
+  ];
 
   it.each(entries)('$name: $entry is a module of functions/ exporting handler', async ({ entry }) => {
     expect(entry).toMatch(/^functions\/[\w-]+\/[\w-]+\.ts$/);
     expect(existsSync(join(PROJECT_ROOT, entry))).toBe(true);
     const module = await import(join(PROJECT_ROOT, entry));
     expect(typeof module.handler).toBe('function');
+  });
+
+  it('names a buffered variant only for a streaming route, in a file of its own', () => {
+    for (const route of ROUTES as readonly RouteDefinition[]) {
+      if (!route.bufferedEntry) continue;
+      expect(route.streaming).toBe(true);
+      expect(route.bufferedEntry).not.toBe(route.entry);
+    }
   });
 
   it('gives each route its own name, and each method and path one route', () => {

@@ -382,8 +382,28 @@ describe('the origin of every link: the gateway’s own host, never the client�
     expect(requestUrl(at('api.example', { 'x-forwarded-proto': 'gopher' }))).toBe('https://api.example/api/books');
   });
 
+  it('takes the port of a domainName that carries one (`sam local start-api` sets it to the request’s Host), the forwarded port first', () => {
+    expect(requestUrl(at('127.0.0.1:3001', { 'x-forwarded-proto': 'http' }))).toBe('http://127.0.0.1:3001/api/books');
+    expect(requestUrl(at('127.0.0.1:3001', { 'x-forwarded-proto': 'http', 'x-forwarded-port': '3001' }))).toBe(
+      'http://127.0.0.1:3001/api/books',
+    );
+    expect(requestUrl(at('localhost:8080', { 'x-forwarded-port': '443' }))).toBe('https://localhost/api/books');
+    expect(requestUrl(at('[::1]:3001', { 'x-forwarded-proto': 'http' }))).toBe('http://[::1]:3001/api/books');
+  });
+
   it('falls back to a relative URL (a path, which Location and Link allow) when the host is not one a URL can carry', () => {
-    for (const domainName of ['', 'a b', 'évil.example', 'a/b', 'user@host', 'h:1', '.x', 'x'.repeat(256)]) {
+    for (const domainName of [
+      '',
+      'a b',
+      'évil.example',
+      'a/b',
+      'user@host',
+      'h:x',
+      'h:99999',
+      '::1',
+      '.x',
+      'x'.repeat(256),
+    ]) {
       expect(requestUrl(at(domainName)), domainName).toBe('/api/books');
     }
   });

@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BookLibraryStack } from '../../infra/book-library-stack';
+import { ROUTES } from '../../shared/api/routes';
+import { PROJECT_ROOT } from '../support/source-files';
+
+/**
+ * How the list reaches the client in each template: the deployed stack streams it (STREAM transfer
+ * mode, the streaming handler), the samLocal template (`npm run synth:sam`) answers it buffered,
+ * because `sam local start-api` cannot relay a stream (docs/sam.md). Which handler a function runs is
+ * read from its bundle's source map, which lists the files the bundle was built from.
+ */
+const assemblies: string[] = [];
+afterAll(() => {
+  for (const dir of assemblies) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Synthesized {
+  template: Template;
+  /** The list function's method (GET /api/books). */
+  listMethod: { Integration: Record<string, unknown> };
+  /** The files the list function's bundle was built from, relative to the project root. */
+  listSources: string[];
+}
+
+const synth = (samLocal: boolean): Synthesized => {
+  const outdir = mkdtempSync(join(tmpdir(), 'list-delivery-'));
+  assemblies.push(outdir);
+  const app = new App({ outdir });
+  const stack = new BookLibraryStack(app, `Test-${samLocal ? 'sam' : 'default'}`, {
+    stage: 'dev',
+    retainData: false,
+    realm: 'books',
+    publicReads: false,
+    throttling: { rateLimit: 10, burstLimit: 20 },
+    samLocal,
+  });
+  const template = Template.fromStack(stack);
+  const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
+  const list = functions.filter(([id]) => id.startsWith('ListBooks'));
+  expect(list).toHaveLength(1);
+  const [listId, listFunction] = list[0] as [string, { Properties: { Code: { S3Key: string } } }];
+  // The bundle's asset folder in the cloud assembly is named by the same hash as its S3 key.
+  const asset = `asset.${listFunction.Properties.Code.S3Key.replace(/\.zip$/, '')}`;
+  const map = JSON.parse(readFileSync(join(outdir, asset, 'index.mjs.map'), 'utf8'));
+  // esbuild writes the sources relative to the folder it built in, which is not the assembly's.
+  const sources = (map.sources as string[]).map((source) => source.replace(/^(\.\.\/)+/, '/'));
+  const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+    (method) =>
+      method.Properties.HttpMethod === 'GET' && JSON.stringify(method.Properties.Integration.Uri).includes(listId),
+  );
+  expect(methods).toHaveLength(1);
+  return {
+    template,
+    listMethod: methods[0]?.Properties,
+    listSources: sources
+      .filter((source) => source.startsWith(`${PROJECT_ROOT}/`))
+      .map((source) => relative(PROJECT_ROOT, source)),
+  };
+};
+
+describe('the list function in each template', () => {
+  let deployed: Synthesized;
+  let samLocal: Synthesized;
+  beforeAll(() => {
+    deployed = synth(false);
+    samLocal = synth(true);
+  }, 240_000);
+
+  it('deployed (default context): streams, STREAM transfer mode through the response-streaming URI, with the streaming handler', () => {
+    expect(deployed.listMethod.Integration).toMatchObject({ Type: 'AWS_PROXY', ResponseTransferMode: 'STREAM' });
+    expect(JSON.stringify(deployed.listMethod.Integration.Uri)).toContain('/response-streaming-invocations');
+    expect(deployed.listSources).toContain('functions/books/list.ts');
+    expect(deployed.listSources).toContain('shared/http/streamed-json-array.ts');
+    expect(deployed.listSources).not.toContain('functions/books/list-buffered.ts');
+    expect(deployed.listSources).not.toContain('shared/http/buffered-json-array.ts');
+  });
+
+  it('samLocal: an ordinary buffered proxy integration, with the buffered handler', () => {
+    expect(samLocal.listMethod.Integration).toMatchObject({ Type: 'AWS_PROXY' });
+    expect(samLocal.listMethod.Integration.ResponseTransferMode ?? 'BUFFERED').toBe('BUFFERED');
+    const uri = JSON.stringify(samLocal.listMethod.Integration.Uri);
+    expect(uri).toContain('/invocations');
+    expect(uri).not.toContain('/response-streaming-invocations');
+    expect(samLocal.listSources).toContain('functions/books/list-buffered.ts');
+    expect(samLocal.listSources).toContain('shared/http/buffered-json-array.ts');
+    expect(samLocal.listSources).not.toContain('functions/books/list.ts');
+    expect(samLocal.listSources).not.toContain('shared/http/streamed-json-array.ts');
+  });
+
+  it('samLocal: no method streams, and every route still has its one function and method', () => {
+    const methods = Object.values(samLocal.template.findResources('AWS::ApiGateway::Method'));
+    expect(methods.filter((method) => method.Properties.Integration?.ResponseTransferMode === 'STREAM')).toEqual([]);
+    for (const template of [deployed.template, samLocal.template]) {
+      // One function per route plus the authorizer; one method per route (CORS adds none here).
+      template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1);
+      expect(Object.keys(template.findResources('AWS::ApiGateway::Method'))).toHaveLength(ROUTES.length);
+    }
+  });
+});
