@@ -8,6 +8,7 @@ import { machineArchitecture } from '../../infra/constructs/route-function';
 import { freePort } from '../../local/dynamodb-local';
 import { ROUTES } from '../../shared/api/routes';
 import { BASIC_DEMO } from '../support/local-api';
+import { startTool } from '../support/tool-process';
 import { type DockerEngine, ensureDockerEngine } from './docker-engine';
 import { ensureBaseImage } from './standin-image';
 
@@ -459,6 +460,17 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
       message: 'Request body must be at most 65536 bytes',
     });
   });
+
+  it('passes the deployment check, with the checks that need gateway responses reported as skipped', async () => {
+    const run = await startTool('verify-deployment', [baseUrl, '--skip-gateway-responses'], {
+      env: { VERIFY_PASSWORD: 'demo' },
+    }).done;
+    console.log(`[sam] npm run verify:deployment -- ${baseUrl} --skip-gateway-responses\n${run.stdout}`);
+    expect(run.stdout).not.toMatch(/^FAIL/m);
+    expect(run.stdout.match(/^SKIP .*/gm)?.length, 'the six checks that need gateway responses').toBe(6);
+    expect(run.stdout).toMatch(/^OK: \d+ passed, 0 failed, 6 skipped$/m);
+    expect(run.code, run.stderr).toBe(0);
+  }, 180_000);
 
   it('answers an unknown path or method itself: 403 "Missing Authentication Token" (API Gateway’s own, which the stack maps to 404)', async () => {
     for (const [method, path] of [
