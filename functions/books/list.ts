@@ -10,9 +10,10 @@ export const handler = httpHandler(
   async (event, context) => {
     const { filter, page } = parseBookQuery(event.queryStringParameters);
     if (!page) {
+      const maxItems = readSetting('listMaxBooks');
       return streamedJsonArray(bookService().list(filter), {
         route: 'ListBooks',
-        maxItems: readSetting('listMaxBooks'),
+        cap: { maxItems, holdsMore: () => bookService().holdsMoreThan(filter, maxItems) },
         remainingMs: () => context.getRemainingTimeInMillis(),
       });
     }

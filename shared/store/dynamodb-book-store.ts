@@ -135,6 +135,39 @@ export class DynamoBookStore implements BookStore {
   }
 
   /**
+   * The matches counted by the same Queries as `iterate`, with `Select: COUNT`: DynamoDB returns
+   * only the number of items of each page (up to 1 MB of items read per call), so nothing is held
+   * but the running total. The keys are counted in parallel and every key stops at its next page
+   * once the total reaches `upTo`. Eventually consistent (half the read units of a strongly
+   * consistent read): the count sizes a list, it does not promise one. A whole table of n books
+   * of b bytes costs about n·b / 1 MB calls (at least one per key) and n·b / 8 KB read units.
+   */
+  async countUpTo(filter: BookFilter, upTo: number): Promise<number> {
+    if (filter.author !== undefined && !isStorableKey(authorShardKey(normalizeAuthor(filter.author), 0))) return 0;
+    let total = 0;
+    const countKey = async (query: QueryCommandInput) => {
+      const input = {
+        ...query,
+        ...(query.ExpressionAttributeValues && {
+          ExpressionAttributeValues: marshall(query.ExpressionAttributeValues),
+        }),
+        ConsistentRead: false,
+        Select: 'COUNT' as const,
+      };
+      let startKey: Record<string, AttributeValue> | undefined;
+      do {
+        const { Count, LastEvaluatedKey } = await this.client.send(
+          new AttributeValueQueryCommand({ ...input, ...(startKey && { ExclusiveStartKey: startKey }) }),
+        );
+        total += Count ?? 0;
+        startKey = LastEvaluatedKey;
+      } while (startKey && total < upTo);
+    };
+    await Promise.all(this.listQueries(filter).map(({ query }) => countKey(query)));
+    return Math.min(total, upTo);
+  }
+
+  /**
    * One conditional UpdateItem that sets only the changed attributes and returns the new item: the
    * book must exist, keep its ISBN (when one is supplied) and satisfy If-Match. When it fails,
    * DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure), which tells a
