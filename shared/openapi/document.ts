@@ -444,7 +444,7 @@ const components = () => {
       },
       ListTooLarge: {
         description:
-          'Only where the operator set a cap (`listMaxBooks`): the unpaged list would hold more books than the cap; ask for pages with `limit`',
+          'The unpaged list would hold more books than the deployment lists in one response (35,000 by default, `listMaxBooks`); ask for pages with `limit`',
         content: jsonContent(errorBody(422, new ListTooLargeError().message)),
       },
       ContendedWrite: {
