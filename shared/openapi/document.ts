@@ -179,7 +179,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     responses: {
       '200': {
         description:
-          'Matching books (empty when none match), streamed as they are read; with `limit` or `cursor`, one page of them. A failure after the first byte ends the body as an unfinished array, which no JSON parser accepts',
+          'Matching books (empty when none match), streamed as they are read; with `limit` or `cursor`, one page of them. A failure after the first byte fails the transfer, the array unfinished, so no client takes it for the whole list; past the deployment’s cap (35,000 by default) 422',
         headers: {
           Link: {
             description: 'With `limit` or `cursor`, while more books match: `<next page URL>; rel="next"` (RFC 8288)',
