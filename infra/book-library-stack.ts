@@ -6,7 +6,7 @@ import { functionTimeoutMs, handlerOf, ROUTES, type Route, requiresAuth } from '
 import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
-import { toEnvironment } from '../shared/config';
+import { DEFAULTS, toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
@@ -49,8 +49,9 @@ export interface BookLibraryStackProps extends StackProps {
   /** The functions' processor (default arm64, as the cost figures assume). */
   architecture?: FunctionArchitecture;
   /**
-   * At most this many books in one unpaged list (more is 422, pointing to pages): bounds what one
-   * request reads from the table. Default: no cap, the whole catalogue streams.
+   * At most this many books in one unpaged list (more is 422, pointing to pages), decided before the
+   * first byte. The default (35,000) keeps a list of the largest books the contract allows below
+   * Lambda's 200 MB cap on a streamed response; raise it only for catalogues of small books.
    */
   listMaxBooks?: number;
 }
@@ -132,7 +133,7 @@ export class BookLibraryStack extends Stack {
     if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads });
     return toEnvironment({
       booksTableName: this.tables.books.tableName,
-      ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks }),
+      ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks ?? DEFAULTS.listMaxBooks }),
       ...(route.access === 'write' && { requireIfMatch: props.requireIfMatch ?? false }),
     });
   }

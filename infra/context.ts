@@ -57,8 +57,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     }
   };
   const listMaxBooks = () => {
-    const value = text('listMaxBooks', '');
-    if (value === '') return undefined;
+    const value = text('listMaxBooks', String(DEFAULTS.listMaxBooks));
     const cap = Number(value);
     return Number.isSafeInteger(cap) && cap > 0 ? cap : invalid('listMaxBooks', value, 'a positive whole number');
   };

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
@@ -91,16 +90,12 @@ export interface GatewayRequest {
 const hostOf = (address: string) => (isIP(address) === 6 ? `[${address}]` : address);
 
 /**
- * A body as API Gateway hands it to a function: text as a string; bytes that are not UTF-8 text,
- * as it passes a binary payload, in base64 with `isBase64Encoded` (so the function sees the very
- * bytes and refuses them, rather than text with U+FFFD in their place).
+ * A body as API Gateway hands it to a function: the stack declares every media type binary
+ * (`binaryMediaTypes: ['*\/*']`), so every body arrives in base64 with `isBase64Encoded`, the very
+ * bytes the client sent, and the function decodes and checks them.
  */
-const bodyOf = (body: Buffer): { body: string | null; isBase64Encoded: boolean } => {
-  if (body.length === 0) return { body: null, isBase64Encoded: false };
-  return isUtf8(body)
-    ? { body: body.toString('utf8'), isBase64Encoded: false }
-    : { body: body.toString('base64'), isBase64Encoded: true };
-};
+const bodyOf = (body: Buffer): { body: string | null; isBase64Encoded: boolean } =>
+  body.length === 0 ? { body: null, isBase64Encoded: false } : { body: body.toString('base64'), isBase64Encoded: true };
 
 const forwardedHeaders = (request: GatewayRequest): Record<string, string> => ({
   'X-Forwarded-For': request.sourceIp,

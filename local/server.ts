@@ -14,7 +14,13 @@ import pLimit from 'p-limit';
 import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
 import { DEFAULTS } from '../shared/config';
 import { isValidHostHeader } from '../shared/http/origin';
-import { empty, failure, internalError, validationFailure } from '../shared/http/responses';
+import {
+  empty,
+  failure,
+  GATEWAY_BODY_TOO_LARGE_MESSAGE,
+  internalError,
+  validationFailure,
+} from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import {
   GATEWAY_MAX_BODY_BYTES,
@@ -241,7 +247,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     try {
       body = await readBody(request);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return failure(413, 'Request body is too large');
+      if (error instanceof BodyTooLargeError) return failure(413, GATEWAY_BODY_TOO_LARGE_MESSAGE);
       throw error;
     }
     return invocation(() => invoke(request, url, body, match));

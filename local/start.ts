@@ -43,7 +43,7 @@ Environment:
   ${ENV.lockoutAfter}        consecutive failures before an account is locked (default ${DEFAULT_LOCKOUT_POLICY.lockoutAfter})
   ${ENV.lockoutSeconds}      the first lockout, doubled by each further failure (default ${DEFAULT_LOCKOUT_POLICY.lockoutSeconds})
   ${ENV.lockoutMaxSeconds}  the longest lockout (default ${DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds}); \`npm run users -- unlock NAME\` lifts one
-  ${ENV.listMaxBooks}     at most this many books in one unpaged list, else 422 (default: none, the list streams)
+  ${ENV.listMaxBooks}     at most this many books in one unpaged list, else 422 (default ${DEFAULTS.listMaxBooks})
   ${ENV.logLevel}         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   ${ENV.metricsDisabled}  false prints the EMF metric lines Lambda emits (default true here)

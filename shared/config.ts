@@ -1,6 +1,7 @@
 import { type BasicChallengePlacement, parseBasicChallenge } from './auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from './auth/digest';
 import { checkLockoutPolicy, DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './auth/lockout';
+import { DEFAULT_LIST_MAX_BOOKS } from './books/limits';
 
 /**
  * The Lambda runtime's configuration: every environment variable the functions and shared/ read,
@@ -32,6 +33,8 @@ export const DEFAULTS = {
   serviceName: 'book-library',
   /** The CloudWatch namespace of the service's metrics. */
   metricsNamespace: 'BookLibrary',
+  /** At most this many books in one unpaged list: below Lambda's 200 MB at the largest book (shared/books/list-limits.ts). */
+  listMaxBooks: DEFAULT_LIST_MAX_BOOKS,
   /** The table names of `npm start` and the tools when nothing else is given. */
   tableNames: { books: 'books', auth: 'auth' },
 } as const;
@@ -71,8 +74,6 @@ const positiveInteger = (fallback: number) => (raw: Raw, name: string) => {
   const value = Number(raw);
   return Number.isSafeInteger(value) && value > 0 ? value : invalid(name, raw, 'a positive whole number');
 };
-const optionalPositiveInteger = (raw: Raw, name: string): number | undefined =>
-  raw ? positiveInteger(0)(raw, name) : undefined;
 const flag = (fallback: boolean) => (raw: Raw, name: string) =>
   raw ? raw === 'true' || (raw !== 'false' && invalid(name, raw, '"true" or "false"')) : fallback;
 const digestOffer = (raw: Raw, name: string): readonly DigestAlgorithm[] =>
@@ -101,8 +102,8 @@ export const SETTINGS = {
   lockoutSeconds: setting('AUTH_LOCKOUT_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutSeconds)),
   /** The longest lockout in seconds (at least AUTH_LOCKOUT_SECONDS). */
   lockoutMaxSeconds: setting('AUTH_LOCKOUT_MAX_SECONDS', positiveInteger(DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds)),
-  /** At most this many books in one unpaged list, else 422 (list function; unset: no cap, it streams). */
-  listMaxBooks: setting('LIST_MAX_BOOKS', optionalPositiveInteger),
+  /** At most this many books in one unpaged list, else 422, decided before the first byte (list function). */
+  listMaxBooks: setting('LIST_MAX_BOOKS', positiveInteger(DEFAULTS.listMaxBooks)),
   /** Where the Basic challenge stands beside the Digest ones: last (unset), first, or none. */
   basicChallenge: setting('BASIC_CHALLENGE', basicChallengePlacement),
   /** The two GET routes need no credentials (the OpenAPI document then says so). */

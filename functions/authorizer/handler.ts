@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { queryOfEvent } from '../../shared/auth/request-target';
 import { logger } from '../../shared/observability/logger';
 import { countAuthenticationDenied } from '../../shared/observability/metrics';
 import { getAuthenticator } from './wiring';
@@ -32,7 +33,7 @@ export const handler = async (
   const result = await authenticator.authenticate({
     method: event.httpMethod,
     path: event.requestContext.path,
-    query: event.multiValueQueryStringParameters ?? {},
+    query: queryOfEvent(event),
     authorization: headerValues(event, 'authorization'),
   });
   if (result.ok) {

@@ -5,12 +5,13 @@ import { streamedJsonArray } from '../../shared/http/streamed-json-array';
 import { bookService } from './wiring';
 
 export const handler = httpHandler(
-  listBooks(bookService, (books, context) =>
-    streamedJsonArray(books, {
+  listBooks(bookService, (books, context, filter) => {
+    const maxItems = readSetting('listMaxBooks');
+    return streamedJsonArray(books, {
       route: 'ListBooks',
-      maxItems: readSetting('listMaxBooks'),
+      cap: { maxItems, holdsMore: () => bookService().holdsMoreThan(filter, maxItems) },
       remainingMs: () => context.getRemainingTimeInMillis(),
-    }),
-  ),
+    });
+  }),
   { streaming: true },
 );

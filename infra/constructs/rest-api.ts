@@ -3,7 +3,11 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { INTERNAL_ERROR_MESSAGE } from '../../shared/http/responses';
+import {
+  GATEWAY_BODY_TOO_LARGE_MESSAGE,
+  GATEWAY_TIMEOUT_MESSAGE,
+  INTERNAL_ERROR_MESSAGE,
+} from '../../shared/http/responses';
 import { acknowledge } from './acknowledge';
 
 export interface BookRestApiProps {
@@ -38,6 +42,11 @@ export class BookRestApi extends Construct {
     this.api = new apigateway.RestApi(this, 'Api', {
       restApiName: `book-library-${props.stage}`,
       endpointTypes: [apigateway.EndpointType.REGIONAL],
+      // Every request body is binary to the gateway, so it reaches the function byte for byte in
+      // base64 (isBase64Encoded), whatever its Content-Type or bytes: the handlers decode it and
+      // refuse what is not UTF-8 JSON, as locally. Responses are unaffected: the functions never
+      // set isBase64Encoded, and a streamed response passes through as it is.
+      binaryMediaTypes: ['*/*'],
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
@@ -107,35 +116,71 @@ export class BookRestApi extends Construct {
     this.addGatewayResponses(props.realm);
   }
 
-  /** Responses API Gateway gives by itself, shaped like the contract's. */
+  /**
+   * Responses API Gateway gives by itself, shaped like the contract's as far as a gateway response
+   * can be (docs/contract.md lists where it cannot). Their templates are plain variable
+   * substitution, no VTL: no ISO 8601 date can be computed (`$context.requestTime` is in log format,
+   * `$context.requestTimeEpoch` in milliseconds), so generated bodies carry no `timestamp`.
+   */
   private addGatewayResponses(realm: string) {
     // A Deny from the authorizer: 401 with the challenge it computed (one fresh nonce per response).
-    this.api.addGatewayResponse('AccessDenied', {
-      type: apigateway.ResponseType.ACCESS_DENIED,
+    this.gatewayResponse('AccessDenied', apigateway.ResponseType.ACCESS_DENIED, {
       statusCode: '401',
-      responseHeaders: { 'WWW-Authenticate': 'context.authorizer.challenge' },
-      templates: { 'application/json': '' },
+      headers: { 'WWW-Authenticate': 'context.authorizer.challenge' },
     });
     // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
-    this.api.addGatewayResponse('Unauthorized', {
-      type: apigateway.ResponseType.UNAUTHORIZED,
+    this.gatewayResponse('Unauthorized', apigateway.ResponseType.UNAUTHORIZED, {
       statusCode: '401',
-      responseHeaders: { 'WWW-Authenticate': `'Basic realm="${realm}"'` },
-      templates: { 'application/json': '' },
+      headers: { 'WWW-Authenticate': `'Basic realm="${realm}"'` },
     });
     // An unknown path or method: 404 with no body, instead of 403 "Missing Authentication Token".
-    this.api.addGatewayResponse('UnknownRoute', {
-      type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN,
-      statusCode: '404',
-      templates: { 'application/json': '' },
+    this.gatewayResponse('UnknownRoute', apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, { statusCode: '404' });
+    // A body past API Gateway's 10 MB: the contract's 413 shape.
+    this.gatewayResponse('RequestTooLarge', apigateway.ResponseType.REQUEST_TOO_LARGE, {
+      statusCode: '413',
+      body: { status: 413, message: GATEWAY_BODY_TOO_LARGE_MESSAGE },
     });
-    this.api.addGatewayResponse('Default5xx', {
-      type: apigateway.ResponseType.DEFAULT_5XX,
-      statusCode: '500',
-      responseHeaders: { 'Content-Type': "'application/json'" },
-      templates: {
-        'application/json': `{"timestamp":"$context.requestTime","status":500,"message":${JSON.stringify(INTERNAL_ERROR_MESSAGE)}}`,
-      },
+    // The function outlived the integration timeout: 504 stays 504.
+    this.gatewayResponse('IntegrationTimeout', apigateway.ResponseType.INTEGRATION_TIMEOUT, {
+      statusCode: '504',
+      body: { status: 504, message: GATEWAY_TIMEOUT_MESSAGE },
+    });
+    // Every other 4xx and 5xx API Gateway answers itself (a 429 of the stage throttle, a 502 for a
+    // function that crashed): no statusCode, so the status API Gateway chose is kept, which the
+    // template cannot name; hence no `status` in these bodies.
+    this.gatewayResponse('Default4xx', apigateway.ResponseType.DEFAULT_4XX, {
+      body: { message: '$context.error.messageString' },
+    });
+    this.gatewayResponse('Default5xx', apigateway.ResponseType.DEFAULT_5XX, {
+      body: { message: INTERNAL_ERROR_MESSAGE },
+    });
+  }
+
+  /**
+   * One gateway response. Every one carries GATEWAY_RESPONSE_HEADERS (headers every answer of the
+   * API carries belong there); `headers` are mapping expressions (a quoted literal or a context
+   * variable). A body is JSON, or none at all (401, 404). `$context.error.messageString` is
+   * written unquoted: the gateway substitutes it already quoted as a JSON string.
+   */
+  private gatewayResponse(
+    id: string,
+    type: apigateway.ResponseType,
+    { statusCode, headers = {}, body }: { statusCode?: string; headers?: Record<string, string>; body?: object },
+  ) {
+    const template =
+      body === undefined
+        ? ''
+        : JSON.stringify(body).replace('"$context.error.messageString"', '$context.error.messageString');
+    this.api.addGatewayResponse(id, {
+      type,
+      ...(statusCode !== undefined && { statusCode }),
+      responseHeaders: { ...GATEWAY_RESPONSE_HEADERS, ...headers },
+      templates: { 'application/json': template },
     });
   }
 }
+
+/** The headers of every response API Gateway writes itself, as mapping expressions (quoted literals). */
+export const GATEWAY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': "'application/json; charset=utf-8'",
+};

@@ -23,6 +23,24 @@ const queryPairsOfUri = (rawQuery: string): QueryPair[] => [...new URLSearchPara
 const queryPairsOfRequest = (query: AuthRequest['query']): QueryPair[] =>
   Object.entries(query).flatMap(([name, values]) => (values ?? []).map((value) => [name, value] as const));
 
+type QueryMap<V> = Readonly<Record<string, V | undefined>> | null | undefined;
+
+/**
+ * The query of an authorizer's event, every value of each parameter. A REST API fills
+ * `multiValueQueryStringParameters`; where only `queryStringParameters` is given (a hand-made
+ * event, another front end), each of its values stands alone rather than the query being lost,
+ * which would fail every Digest `uri` that carries one. Entries are copied as own properties, so a
+ * parameter named `__proto__` stays a parameter.
+ */
+export const queryOfEvent = (event: {
+  multiValueQueryStringParameters?: QueryMap<string[]>;
+  queryStringParameters?: QueryMap<string>;
+}): AuthRequest['query'] => {
+  if (event.multiValueQueryStringParameters) return event.multiValueQueryStringParameters;
+  const single = Object.entries(event.queryStringParameters ?? {});
+  return Object.fromEntries(single.map(([name, value]) => [name, value === undefined ? undefined : [value]]));
+};
+
 /** A multiset of pairs as one comparable string (JSON keeps `=` and `&` inside names and values apart). */
 const multisetKey = (pairs: QueryPair[]) =>
   pairs

@@ -41,6 +41,14 @@ export class BookService {
   }
 
   /**
+   * Whether a whole list of this filter would hold more than `maxBooks` books, decided by counting
+   * (nothing held) rather than by reading the books.
+   */
+  async holdsMoreThan(filter: BookFilter, maxBooks: number): Promise<boolean> {
+    return (await this.store.countUpTo(filter, maxBooks + 1)) > maxBooks;
+  }
+
+  /**
    * One page. It asks the store for one book more than the page holds: that book's existence is
    * what says a next page exists, so a `next` link never leads to an empty page.
    */

@@ -35,6 +35,12 @@ export interface BookStore {
    */
   iterate(filter: BookFilter, options?: ListOptions): AsyncIterable<Book>;
   /**
+   * How many books match, counted no further than `upTo`: the answer is the count, or `upTo` as
+   * soon as that many are found. It holds no book (only a running total), so it can size a list
+   * before the list is sent. It may lag behind writes made a moment ago (an estimate for a cap).
+   */
+  countUpTo(filter: BookFilter, upTo: number): Promise<number>;
+  /**
    * Sets the supplied fields and updatedAt (createdAt and the rest kept) and moves to the next
    * version, atomically with respect to concurrent writers, when the stored version satisfies
    * `condition` (PreconditionFailedError otherwise).

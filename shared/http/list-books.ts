@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import type { BookService } from '../books/book-service';
 import { parseBookQuery } from '../books/schemas';
-import type { Book } from '../books/types';
+import type { Book, BookFilter } from '../books/types';
 import { nextPageLink } from './pagination';
 import { json } from './responses';
 import type { HttpEvent, HttpResponse, StreamedHttpResponse } from './types';
@@ -10,6 +10,7 @@ import type { HttpEvent, HttpResponse, StreamedHttpResponse } from './types';
 export type WholeListResponse = (
   books: AsyncIterable<Book>,
   context: Context,
+  filter: BookFilter,
 ) => Promise<HttpResponse | StreamedHttpResponse>;
 
 /**
@@ -21,7 +22,7 @@ export const listBooks =
   (service: () => Pick<BookService, 'list' | 'page'>, wholeList: WholeListResponse) =>
   async (event: HttpEvent, context: Context): Promise<HttpResponse | StreamedHttpResponse> => {
     const { filter, page } = parseBookQuery(event.queryStringParameters);
-    if (!page) return wholeList(service().list(filter), context);
+    if (!page) return wholeList(service().list(filter), context, filter);
     const { books, nextAfter } = await service().page(filter, page);
     return json(200, books, nextAfter === undefined ? {} : { Link: nextPageLink(event, nextAfter) });
   };

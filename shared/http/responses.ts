@@ -46,4 +46,10 @@ export const contendedWrite = () =>
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
 
+/** A body past the gateway's 10 MB (API Gateway's REQUEST_TOO_LARGE response; mirrored locally). */
+export const GATEWAY_BODY_TOO_LARGE_MESSAGE = 'Request body is too large';
+
+/** The function did not answer within the integration's timeout (API Gateway's INTEGRATION_TIMEOUT, 504). */
+export const GATEWAY_TIMEOUT_MESSAGE = 'The service did not answer in time';
+
 export const internalError = () => failure(500, INTERNAL_ERROR_MESSAGE);

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { MAX_PAGE_LIMIT, STREAMED_RESPONSE_MAX_BYTES } from '../books/limits';
 import { logger } from '../observability/logger';
 import { countTruncatedResponse } from '../observability/metrics';
 import { ListTooLargeError } from './errors';
@@ -12,6 +13,12 @@ import type { StreamedHttpResponse } from './types';
  */
 export const STOP_STREAMING_BEFORE_TIMEOUT_MS = 1_000;
 
+/**
+ * With a cap, the items read before the count is asked for: a list that ends within them is
+ * answered without counting. A page's worth, which the paged list holds anyway.
+ */
+export const UNCOUNTED_HEAD_ITEMS = MAX_PAGE_LIMIT;
+
 /** The stream ran into the function's deadline. */
 export class StreamDeadlineError extends Error {
   override readonly name = 'StreamDeadlineError';
@@ -20,42 +27,70 @@ export class StreamDeadlineError extends Error {
   }
 }
 
+/** The list grew past the cap after it was counted (books created meanwhile). */
+export class ListGrewPastCapError extends Error {
+  override readonly name = 'ListGrewPastCapError';
+  constructor(maxItems: number) {
+    super(`The list grew past ${maxItems} items after it was counted`);
+  }
+}
+
+/** The next chunk would take the response past its byte budget (Lambda's streamed-response cap). */
+export class ResponseBudgetError extends Error {
+  override readonly name = 'ResponseBudgetError';
+  constructor(maxBytes: number) {
+    super(`The response would exceed ${maxBytes} bytes`);
+  }
+}
+
+/** The unpaged list's cap: at most `maxItems`, and how to learn, without reading them, whether there are more. */
+export interface ListCap {
+  maxItems: number;
+  /** Whether the whole list holds more than `maxItems` items (a count: nothing is held). */
+  holdsMore: () => Promise<boolean>;
+}
+
 export interface StreamedJsonArrayOptions {
   /** The route, for the log and the metric of a stream cut short. */
   route: string;
-  /** Answer ListTooLargeError (422) rather than list more than this many items. */
-  maxItems?: number | undefined;
+  /** Answer ListTooLargeError (422) rather than list more than the cap. */
+  cap?: ListCap | undefined;
   /** Milliseconds left before the function's timeout (the Lambda context's). */
   remainingMs: () => number;
+  /** UTF-8 bytes the body may take at most (default: Lambda's cap on a streamed response). */
+  maxBytes?: number;
 }
 
 /**
  * A 200 whose body is the JSON array of `items`, written as the items arrive. The status is
  * committed only once the first item has been read, so a store that cannot be read at all still
- * gets its proper error response. With `maxItems`, up to `maxItems + 1` items are read first (the
- * cap bounds what they hold): one too many is ListTooLargeError, else the whole array is sent.
- * After the status, a failure cannot change it: see cutShortOnFailure.
+ * gets its proper error response. With a cap, the answer (200 or ListTooLargeError) is decided
+ * before the first byte without holding the list: up to UNCOUNTED_HEAD_ITEMS items are read
+ * first, and a list that goes on is counted (`cap.holdsMore`). After the status, a failure cannot
+ * change it: see failVisibly.
  */
 export const streamedJsonArray = async (
   items: AsyncIterable<unknown>,
-  { route, maxItems, remainingMs }: StreamedJsonArrayOptions,
+  { route, cap, remainingMs, maxBytes = STREAMED_RESPONSE_MAX_BYTES }: StreamedJsonArrayOptions,
 ): Promise<StreamedHttpResponse> => {
   const iterator = items[Symbol.asyncIterator]();
   const head: unknown[] = [];
-  const wanted = maxItems === undefined ? 1 : maxItems + 1;
+  const wanted = cap === undefined ? 1 : Math.min(cap.maxItems + 1, UNCOUNTED_HEAD_ITEMS);
   while (head.length < wanted) {
     const next = await iterator.next();
     if (next.done) return okJsonText(JSON.stringify(head));
     head.push(next.value);
   }
-  if (maxItems !== undefined) {
+  if (cap !== undefined && (head.length > cap.maxItems || (await cap.holdsMore()))) {
     await iterator.return?.();
     throw new ListTooLargeError();
   }
-  const chunks = untilDeadline(jsonArrayChunks(resumed(head, iterator)), remainingMs);
+  let source = resumed(head, iterator);
+  if (cap !== undefined) source = atMost(source, cap.maxItems);
+  const chunks = withinBudget(untilDeadline(jsonArrayChunks(source), remainingMs), maxBytes);
   // One chunk at a time between the merge and the response stream: the stream's own buffer and
   // backpressure bound the rest.
-  return { ...okJsonText(''), body: Readable.from(cutShortOnFailure(chunks, route), { highWaterMark: 1 }) };
+  return { ...okJsonText(''), body: Readable.from(failVisibly(chunks, route), { highWaterMark: 1 }) };
 };
 
 /**
@@ -67,6 +102,32 @@ const resumed = <T>(head: readonly T[], iterator: AsyncIterator<T>): AsyncIterab
   return {
     [Symbol.asyncIterator]: () => ({
       next: () => (given < head.length ? Promise.resolve({ done: false, value: head[given++] as T }) : iterator.next()),
+      return: async () => {
+        await iterator.return?.();
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+};
+
+/**
+ * The items, failing with ListGrewPastCapError at the first one past `maxItems`: the count that
+ * allowed the list is a moment old, and the cap must hold for what is sent. A plain iterator, not
+ * a generator, for the reason `resumed` gives.
+ */
+const atMost = <T>(items: AsyncIterable<T>, maxItems: number): AsyncIterable<T> => {
+  const iterator = items[Symbol.asyncIterator]();
+  let given = 0;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: async () => {
+        const next = await iterator.next();
+        if (!next.done && ++given > maxItems) {
+          await iterator.return?.();
+          throw new ListGrewPastCapError(maxItems);
+        }
+        return next;
+      },
       return: async () => {
         await iterator.return?.();
         return { done: true, value: undefined };
@@ -90,18 +151,33 @@ async function* untilDeadline(
 }
 
 /**
- * Once the status has gone out, a failure can no longer be an error response. The stream then ends
- * where it is, the array unclosed, so every client's JSON parser rejects the body rather than take
- * a shorter array for the whole list; the failure is logged and counted (TruncatedResponses).
+ * The chunks while their UTF-8 bytes stay within `maxBytes`; the chunk that would pass it fails
+ * with ResponseBudgetError instead of being sent. Within the default cap no list comes near it; a
+ * cap an operator raised for small books could, and then the function, not Lambda, stops the stream.
  */
-async function* cutShortOnFailure(
-  chunks: AsyncIterable<string>,
-  route: string,
-): AsyncGenerator<string, void, undefined> {
+async function* withinBudget(chunks: AsyncIterable<string>, maxBytes: number): AsyncGenerator<string, void, undefined> {
+  let sent = 0;
+  for await (const chunk of chunks) {
+    sent += Buffer.byteLength(chunk, 'utf8');
+    if (sent > maxBytes) throw new ResponseBudgetError(maxBytes);
+    yield chunk;
+  }
+}
+
+/**
+ * Once the status has gone out, a failure can no longer be an error response. The failure is
+ * logged and counted (TruncatedResponses), then passed on: the body stream is destroyed with it,
+ * so the transfer itself fails (Lambda's runtime errors the response stream; the local server
+ * cuts the connection before the chunked body's end). A client never sees the body end as if
+ * complete, and the array is never closed, so even a client that ignores the transfer error
+ * cannot parse it as a shorter list.
+ */
+async function* failVisibly(chunks: AsyncIterable<string>, route: string): AsyncGenerator<string, void, undefined> {
   try {
     yield* chunks;
   } catch (error) {
     logger.error('Response stream cut short', { route, error: error as Error });
     countTruncatedResponse(route);
+    throw error;
   }
 }

@@ -10,7 +10,7 @@ import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from 
 import { BOOK_FIELDS } from '../books/types';
 import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
-import { CONTENDED_WRITE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
+import { CONTENDED_WRITE_MESSAGE, GATEWAY_BODY_TOO_LARGE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies, path and query parameters come from the
@@ -179,7 +179,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     responses: {
       '200': {
         description:
-          'Matching books (empty when none match), streamed as they are read; with `limit` or `cursor`, one page of them. A failure after the first byte ends the body as an unfinished array, which no JSON parser accepts',
+          'Matching books (empty when none match), streamed as they are read; with `limit` or `cursor`, one page of them. A failure after the first byte fails the transfer, the array unfinished, so no client takes it for the whole list; past the deployment’s cap (35,000 by default) 422',
         headers: {
           Link: {
             description: 'With `limit` or `cursor`, while more books match: `<next page URL>; rel="next"` (RFC 8288)',
@@ -329,31 +329,35 @@ const operation = (route: Route, publicReads: boolean): Operation => {
 };
 
 /**
- * API Gateway's own 500 (gateway response DEFAULT_5XX) can only substitute variables into its body,
- * and the only clock it offers as text is `$context.requestTime`, in the Common Log Format
- * (`23/Nov/2026:01:03:24 +0000`); `$context.requestTimeEpoch` is milliseconds. No gateway response
- * can write an ISO date-time, so a 500 that API Gateway answers itself carries that form.
+ * A body API Gateway writes itself (its gateway responses, infra/constructs/rest-api.ts). Their
+ * templates only substitute variables: no ISO date-time can be written (`$context.requestTime` is in
+ * Common Log Format, `$context.requestTimeEpoch` in milliseconds), so these bodies have no
+ * `timestamp`; where the gateway keeps a status it chose (DEFAULT_4XX, DEFAULT_5XX) the template
+ * cannot name it, so they have no `status` either (docs/contract.md lists them).
  */
-export const GATEWAY_REQUEST_TIME_PATTERN = '^[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$';
-
-const GATEWAY_TIMESTAMP = {
-  description:
-    'An ISO date-time; when API Gateway answers the 500 itself (a function that crashed or timed out), the request time in Common Log Format, the only text clock its gateway responses offer',
-  anyOf: [
-    { type: 'string', format: 'date-time' },
-    { type: 'string', pattern: GATEWAY_REQUEST_TIME_PATTERN },
-  ],
-};
+export const gatewayErrorBody = (status?: number, message?: string) => ({
+  type: 'object',
+  description: 'Answered by API Gateway itself, without a timestamp (its templates cannot write an ISO date-time)',
+  required: status === undefined ? ['message'] : ['status', 'message'],
+  properties: {
+    ...(status !== undefined && { status: { const: status } }),
+    message: message ? { const: message } : { type: 'string' },
+  },
+  additionalProperties: false,
+});
 
 const errorBody = (status: number, message?: string) => ({
   type: 'object',
   required: ['timestamp', 'status', 'message'],
   properties: {
-    timestamp: status === 500 ? GATEWAY_TIMESTAMP : { type: 'string', format: 'date-time' },
+    timestamp: { type: 'string', format: 'date-time' },
     status: { const: status },
     message: message ? { const: message } : { type: 'string' },
   },
 });
+
+/** The service's body, or the one API Gateway writes for the same status. */
+const errorBodyOrGateway = (service: object, gateway: object) => ({ anyOf: [service, gateway] });
 
 const components = () => {
   const bookInput = withBlankNote(jsonSchema(BookInputSchema, 'output'));
@@ -417,7 +421,7 @@ const components = () => {
       },
       PayloadTooLarge: {
         description: `Body larger than ${MAX_BODY_BYTES} bytes`,
-        content: jsonContent(errorBody(413)),
+        content: jsonContent(errorBodyOrGateway(errorBody(413), gatewayErrorBody(413, GATEWAY_BODY_TOO_LARGE_MESSAGE))),
       },
       UnsupportedMediaType: {
         description: `A body that is not ${JSON_MEDIA_TYPE} (PATCH: also ${MERGE_PATCH_MEDIA_TYPE}), or whose charset is not UTF-8; media types compare case-insensitively`,
@@ -440,7 +444,7 @@ const components = () => {
       },
       ListTooLarge: {
         description:
-          'Only where the operator set a cap (`listMaxBooks`): the unpaged list would hold more books than the cap; ask for pages with `limit`',
+          'The unpaged list would hold more books than the deployment lists in one response (35,000 by default, `listMaxBooks`); ask for pages with `limit`',
         content: jsonContent(errorBody(422, new ListTooLargeError().message)),
       },
       ContendedWrite: {
@@ -454,10 +458,19 @@ const components = () => {
         },
         content: jsonContent(errorBody(503, CONTENDED_WRITE_MESSAGE)),
       },
-      TooManyRequests: { description: 'Stage throttling limit reached (answered by API Gateway)' },
+      TooManyRequests: {
+        description: 'Stage throttling limit reached (answered by API Gateway)',
+        content: jsonContent(gatewayErrorBody()),
+      },
       InternalError: {
-        description: 'Unexpected failure',
-        content: jsonContent(errorBody(500, INTERNAL_ERROR_MESSAGE)),
+        description:
+          'Unexpected failure; when API Gateway answers it itself (a function that crashed), `{message}` alone',
+        content: jsonContent(
+          errorBodyOrGateway(
+            errorBody(500, INTERNAL_ERROR_MESSAGE),
+            gatewayErrorBody(undefined, INTERNAL_ERROR_MESSAGE),
+          ),
+        ),
       },
     },
   };

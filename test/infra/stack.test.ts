@@ -107,16 +107,51 @@ describe('BookLibraryStack', () => {
     });
   });
 
-  it('answers unknown routes with 404 and function failures with a JSON 500', () => {
+  it('answers unknown routes with 404, and keeps the status API Gateway chose for its own 5xx (504 stays 504)', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
       StatusCode: '404',
     });
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'DEFAULT_5XX',
-      StatusCode: '500',
-      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('An unexpected error occurred') },
+      StatusCode: Match.absent(),
+      ResponseTemplates: { 'application/json': '{"message":"An unexpected error occurred"}' },
     });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'DEFAULT_4XX',
+      StatusCode: Match.absent(),
+      ResponseTemplates: { 'application/json': '{"message":$context.error.messageString}' },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'INTEGRATION_TIMEOUT',
+      StatusCode: '504',
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"status":504') },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'REQUEST_TOO_LARGE',
+      StatusCode: '413',
+      ResponseTemplates: { 'application/json': '{"status":413,"message":"Request body is too large"}' },
+    });
+  });
+
+  it('writes every generated body as UTF-8 JSON, with a timestamp only if ISO 8601 (none can be: so none)', () => {
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'));
+    expect(responses.length).toBeGreaterThanOrEqual(7);
+    for (const { Properties } of responses) {
+      expect(Properties.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(
+        "'application/json; charset=utf-8'",
+      );
+      const body = Properties.ResponseTemplates['application/json'] as string;
+      expect(body).not.toMatch(/requestTime|timestamp/);
+      // A body is JSON once the gateway substitutes its one variable (already a quoted JSON string).
+      if (body !== '') expect(() => JSON.parse(body.replace('$context.error.messageString', '"x"'))).not.toThrow();
+      const status = /"status":(\d+)/.exec(body)?.[1];
+      if (status !== undefined) expect(status).toBe(Properties.StatusCode);
+    }
+  });
+
+  it('hands every request body to the functions byte for byte: every media type is binary (base64)', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
   });
 
   it('guards every book route with an uncached REQUEST authorizer that has no identity source', () => {
@@ -208,14 +243,20 @@ describe('BookLibraryStack', () => {
     for (const method of buffered) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/invocations');
   });
 
-  it('sets the operator’s list cap on the list function only, and none by default', () => {
+  it('sets the list cap on the list function only: the operator’s, else 35,000 (below 200 MB at the largest book)', () => {
     const capped = Object.entries(
       prod.template.findResources('AWS::Lambda::Function', {
         Properties: { Environment: { Variables: { LIST_MAX_BOOKS: '50000' } } },
       }),
     );
     expect(capped.map(([id]) => id.replace(/Function.*/, ''))).toEqual(['ListBooks']);
-    expect(JSON.stringify(template.findResources('AWS::Lambda::Function'))).not.toContain('LIST_MAX_BOOKS');
+    const byDefault = Object.entries(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { LIST_MAX_BOOKS: '35000' } } },
+      }),
+    );
+    expect(byDefault.map(([id]) => id.replace(/Function.*/, ''))).toEqual(['ListBooks']);
+    expect(JSON.stringify(template.findResources('AWS::Lambda::Function')).match(/LIST_MAX_BOOKS/g)).toHaveLength(1);
   });
 
   it('throttles the stage', () => {

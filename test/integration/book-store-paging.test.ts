@@ -22,7 +22,17 @@ const listAll = async (store: DynamoBookStore, filter: BookFilter): Promise<Book
 describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', () => {
   it('lists every book across DynamoDB pages in ascending id order, and filters by index', async () => {
     const own = await createTestTables();
-    const listing = new DynamoBookStore(createPatientDocumentClient(own.endpoint), own.names.books);
+    const client = createPatientDocumentClient(own.endpoint);
+    const countQueries: Record<string, unknown>[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, unknown>;
+        if (context.commandName === 'QueryCommand' && input.Select === 'COUNT') countQueries.push(input);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countQueries' },
+    );
+    const listing = new DynamoBookStore(client, own.names.books);
     const bigTitle = 'x'.repeat(400); // ~3,000 books of ~0.5 KB exceed one 1 MB page
     const created = [];
     for (let start = 0; start < 2_400; start += 100) {
@@ -57,5 +67,19 @@ describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', ()
     const byYear = await listAll(listing, { year: 1900 });
     expect(byYear).toHaveLength(240);
     expect(byYear.map((b) => b.id)).toEqual([...byYear.map((b) => b.id)].sort((x, y) => x - y));
+
+    // Counting holds no book: one COUNT Query per key and page, eventually consistent.
+    expect(await listing.countUpTo({}, 10_000)).toBe(2_400);
+    expect(countQueries).toHaveLength(32); // every book key, each under 1 MB here
+    expect(countQueries.every((input) => input.ConsistentRead === false && !('ProjectionExpression' in input))).toBe(
+      true,
+    );
+    expect(await listing.countUpTo({}, 2_401)).toBe(2_400);
+    expect(await listing.countUpTo({}, 2_399)).toBe(2_399);
+    expect(await listing.countUpTo({ author: 'URSULA k. le guin' }, 10_000)).toBe(1_200);
+    expect(await listing.countUpTo({ author: 'ursula k. le guin', year: 1901 }, 10_000)).toBe(240);
+    expect(await listing.countUpTo({ year: 1900 }, 10_000)).toBe(240);
+    expect(await listing.countUpTo({ author: 'nobody' }, 10)).toBe(0);
+    expect(await listing.countUpTo({ author: 'x'.repeat(3_000) }, 10)).toBe(0);
   }, 120_000);
 });

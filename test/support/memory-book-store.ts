@@ -50,6 +50,10 @@ export class MemoryBookStore implements BookStore {
     yield* books.slice(0, limit);
   }
 
+  async countUpTo(filter: BookFilter, upTo: number) {
+    return Math.min(this.matching(filter).length, upTo);
+  }
+
   async update(id: number, change: BookChange, condition?: VersionCondition) {
     const current = this.existing(id, condition);
     const next = { book: { ...current.book, ...change, id }, version: current.version + 1 };

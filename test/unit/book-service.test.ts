@@ -28,6 +28,20 @@ describe('BookService', () => {
     now = new Date(now.getTime() + 60_000);
   };
 
+  it('tells whether a whole list would hold more than a cap, by counting no further than one past it', async () => {
+    for (let i = 0; i < 3; i++) await service.create({ ...dune, isbn: `isbn-${i}` });
+    const asked: number[] = [];
+    const countUpTo = store.countUpTo.bind(store);
+    store.countUpTo = async (filter, upTo) => {
+      asked.push(upTo);
+      return countUpTo(filter, upTo);
+    };
+    expect(await service.holdsMoreThan({}, 2)).toBe(true);
+    expect(await service.holdsMoreThan({}, 3)).toBe(false);
+    expect(await service.holdsMoreThan({ author: 'nobody' }, 0)).toBe(false);
+    expect(asked).toEqual([3, 4, 1]);
+  });
+
   it('creates a book at version 1 with both timestamps set to now', async () => {
     const created = await service.create(dune);
     expect(created).toEqual({

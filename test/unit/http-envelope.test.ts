@@ -456,11 +456,11 @@ describe('logging around every request', () => {
 
   it('keys a use case adds to the log lines end with its request', async () => {
     const handler = route(async (event: HttpEvent) => {
-      if (event.body === 'tag') logger.appendKeys({ tagged: true });
+      if (event.headers['x-tag'] === 'yes') logger.appendKeys({ tagged: true });
       logger.error('from the use case');
       return responses.ok({});
     });
-    await run(handler, eventFor({ body: 'tag' }));
+    await run(handler, eventFor({ headers: { 'X-Tag': 'yes' } }));
     await run(handler, eventFor());
     expect(logs.errors().map((line) => line.tagged)).toStrictEqual([true, undefined]);
   });

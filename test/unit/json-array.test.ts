@@ -6,7 +6,15 @@ import { captureLogs } from '../support/log-capture';
 Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' });
 const { ListTooLargeError } = await import('../../shared/http/errors');
 const { jsonArrayChunks, STREAM_CHUNK_BYTES } = await import('../../shared/http/json-array');
-const { STOP_STREAMING_BEFORE_TIMEOUT_MS, streamedJsonArray } = await import('../../shared/http/streamed-json-array');
+const { STREAMED_RESPONSE_MAX_BYTES } = await import('../../shared/books/limits');
+const {
+  ListGrewPastCapError,
+  ResponseBudgetError,
+  STOP_STREAMING_BEFORE_TIMEOUT_MS,
+  StreamDeadlineError,
+  streamedJsonArray,
+  UNCOUNTED_HEAD_ITEMS,
+} = await import('../../shared/http/streamed-json-array');
 
 const logs = captureLogs();
 beforeEach(() => logs.clear());
@@ -28,6 +36,17 @@ const collect = async <T>(source: AsyncIterable<T>): Promise<T[]> => {
 };
 
 const text = async (body: string | Readable) => (typeof body === 'string' ? body : (await collect(body)).join(''));
+
+/** What a stream delivered before it ended, and the error it was destroyed with (none if it ended cleanly). */
+const drain = async (stream: Readable): Promise<{ sent: string; error: Error | undefined }> => {
+  let sent = '';
+  try {
+    for await (const chunk of stream) sent += String(chunk);
+    return { sent, error: undefined };
+  } catch (error) {
+    return { sent, error: error as Error };
+  }
+};
 
 const FOREVER = () => 60_000;
 const books = (count: number) => Array.from({ length: count }, (_, id) => ({ id: id + 1, title: 'x'.repeat(200) }));
@@ -98,17 +117,18 @@ describe('streamedJsonArray', () => {
     ).rejects.toThrow('DynamoDB went away');
   });
 
-  it('after the first byte, ends a failing list as an unfinished array, logged and counted once', async () => {
+  it('after the first byte, fails the body stream itself, logged and counted once, the array never closed', async () => {
     const response = await streamedJsonArray(items(books(2_000), { count: 0 }, 1_500), {
       route: 'ListBooks',
       remainingMs: FOREVER,
     });
-    const body = await text(response.body);
-    expect(body.startsWith('[{"id":1,')).toBe(true);
-    expect(() => JSON.parse(body)).toThrow();
-    const sent = JSON.parse(`${body}]`) as unknown[]; // cut after a whole book, never closed
-    expect(sent.length).toBeGreaterThan(1_400); // the chunk being gathered is lost, no more
-    expect(sent.length).toBeLessThan(1_500);
+    const { sent, error } = await drain(response.body as Readable);
+    expect(error?.message).toBe('DynamoDB went away'); // the stream errors: the transfer fails
+    expect(sent.startsWith('[{"id":1,')).toBe(true);
+    expect(sent).not.toContain(']');
+    const delivered = JSON.parse(`${sent}]`) as unknown[]; // cut after a whole book
+    expect(delivered.length).toBeGreaterThan(1_400); // the chunk being gathered is lost, no more
+    expect(delivered.length).toBeLessThan(1_500);
     const errors = logs.errors();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ message: 'Response stream cut short', route: 'ListBooks' });
@@ -127,20 +147,101 @@ describe('streamedJsonArray', () => {
     const stream = response.body as Readable;
     const first = await stream[Symbol.asyncIterator]().next();
     remaining = STOP_STREAMING_BEFORE_TIMEOUT_MS - 1;
-    const body = String(first.value) + (await text(stream));
-    expect(() => JSON.parse(body)).toThrow();
+    const { sent, error } = await drain(stream);
+    expect(error).toBeInstanceOf(StreamDeadlineError);
+    expect(() => JSON.parse(String(first.value) + sent)).toThrow();
     expect(consumed.count).toBeLessThan(2_000);
     expect(JSON.stringify(logs.errors())).toContain('StreamDeadlineError');
   });
 
-  it('with a cap, answers the whole list up to the cap and ListTooLargeError past it, reading one book more', async () => {
-    const atCap = await streamedJsonArray(items(books(5)), { route: 'ListBooks', maxItems: 5, remainingMs: FOREVER });
+  it('stops a body that would pass its byte budget before the chunk that would pass it', async () => {
+    const response = await streamedJsonArray(items(books(2_000)), {
+      route: 'ListBooks',
+      remainingMs: FOREVER,
+      maxBytes: 100_000,
+    });
+    const { sent, error } = await drain(response.body as Readable);
+    expect(error).toBeInstanceOf(ResponseBudgetError);
+    expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(100_000);
+    expect(Buffer.byteLength(sent)).toBeGreaterThan(100_000 - 2 * STREAM_CHUNK_BYTES);
+    expect(JSON.stringify(logs.errors())).toContain('ResponseBudgetError');
+  });
+
+  it('by default, budgets Lambda’s 200 MB cap on a streamed response', () => {
+    expect(STREAMED_RESPONSE_MAX_BYTES).toBe(200_000_000);
+  });
+
+  const cap = (maxItems: number, total: number, counted = { calls: 0 }) => ({
+    maxItems,
+    holdsMore: async () => {
+      counted.calls++;
+      return total > maxItems;
+    },
+  });
+
+  it('with a small cap, answers the whole list up to it and ListTooLargeError past it, reading one item more, counting nothing', async () => {
+    const counted = { calls: 0 };
+    const atCap = await streamedJsonArray(items(books(5)), {
+      route: 'ListBooks',
+      cap: cap(5, 5, counted),
+      remainingMs: FOREVER,
+    });
     expect(JSON.parse(await text(atCap.body))).toEqual(books(5));
     const consumed = { count: 0 };
     await expect(
-      streamedJsonArray(items(books(100), consumed), { route: 'ListBooks', maxItems: 5, remainingMs: FOREVER }),
+      streamedJsonArray(items(books(100), consumed), {
+        route: 'ListBooks',
+        cap: cap(5, 100, counted),
+        remainingMs: FOREVER,
+      }),
     ).rejects.toBeInstanceOf(ListTooLargeError);
     expect(consumed.count).toBe(6);
+    expect(counted.calls).toBe(0);
+  });
+
+  it('with a large cap, answers a list that ends within the first page without counting it', async () => {
+    const counted = { calls: 0 };
+    const response = await streamedJsonArray(items(books(UNCOUNTED_HEAD_ITEMS - 1)), {
+      route: 'ListBooks',
+      cap: cap(35_000, UNCOUNTED_HEAD_ITEMS - 1, counted),
+      remainingMs: FOREVER,
+    });
+    expect(JSON.parse(await text(response.body))).toHaveLength(UNCOUNTED_HEAD_ITEMS - 1);
+    expect(counted.calls).toBe(0);
+  });
+
+  it('with a large cap, counts a longer list before the first byte, holding no more than a page of it', async () => {
+    const consumed = { count: 0 };
+    const counted = { calls: 0 };
+    await expect(
+      streamedJsonArray(items(books(3_000), consumed), {
+        route: 'ListBooks',
+        cap: cap(2_500, 3_000, counted),
+        remainingMs: FOREVER,
+      }),
+    ).rejects.toBeInstanceOf(ListTooLargeError);
+    expect(counted.calls).toBe(1);
+    expect(consumed.count).toBe(UNCOUNTED_HEAD_ITEMS); // read before the count, never the 2,501 the cap is
+    const allowed = { count: 0 };
+    const response = await streamedJsonArray(items(books(3_000), allowed), {
+      route: 'ListBooks',
+      cap: cap(3_000, 3_000, counted),
+      remainingMs: FOREVER,
+    });
+    expect(allowed.count).toBeLessThan(3_000); // the status did not wait for the list
+    expect(JSON.parse(await text(response.body))).toEqual(books(3_000));
+  });
+
+  it('fails the stream visibly when the list grew past the cap after it was counted', async () => {
+    const response = await streamedJsonArray(items(books(3_000)), {
+      route: 'ListBooks',
+      cap: cap(2_000, 1_999), // counted a moment ago: 1,999; 3,000 by the time they are read
+      remainingMs: FOREVER,
+    });
+    const { sent, error } = await drain(response.body as Readable);
+    expect(error).toBeInstanceOf(ListGrewPastCapError);
+    expect((JSON.parse(`${sent}]`) as unknown[]).length).toBeLessThanOrEqual(2_000);
+    expect(JSON.stringify(logs.errors())).toContain('ListGrewPastCapError');
   });
 
   it('names the way out in the cap’s message: limit and the Link header', () => {

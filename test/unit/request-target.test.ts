@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uriMatchesRequest } from '../../shared/auth/request-target';
+import { queryOfEvent, uriMatchesRequest } from '../../shared/auth/request-target';
 import type { AuthRequest } from '../../shared/auth/types';
 
 /** The request as the gateway hands it to the authorizer: the path as sent, query values decoded. */
@@ -53,5 +53,32 @@ describe('a Digest uri names the whole request target', () => {
     expect(uriMatchesRequest('api/books', request('/api/books'))).toBe(false);
     expect(uriMatchesRequest('/api/books#top', request('/api/books'))).toBe(false);
     expect(uriMatchesRequest('/api/books/%E0%A4%A', request('/api/books/%E0%A4%A'))).toBe(false);
+  });
+});
+
+describe('the query of an authorizer event', () => {
+  it('is the multi-value map when API Gateway gives one', () => {
+    const event = {
+      multiValueQueryStringParameters: { author: ['x', 'y'] },
+      queryStringParameters: { author: 'y' },
+    };
+    expect(queryOfEvent(event)).toEqual({ author: ['x', 'y'] });
+  });
+
+  it('falls back to the single-value map, each value alone, when the multi-value map is absent', () => {
+    const query = queryOfEvent({
+      multiValueQueryStringParameters: null,
+      queryStringParameters: { year: '1974', author: 'x' },
+    });
+    expect(query).toEqual({ year: ['1974'], author: ['x'] });
+    expect(uriMatchesRequest('/api/books?author=x&year=1974', request('/api/books', query))).toBe(true);
+    expect(queryOfEvent({ queryStringParameters: { ['__proto__']: '1' } })).toEqual(
+      Object.fromEntries([['__proto__', ['1']]]),
+    );
+  });
+
+  it('is empty when the event has no query at all', () => {
+    expect(queryOfEvent({ multiValueQueryStringParameters: null, queryStringParameters: null })).toEqual({});
+    expect(queryOfEvent({})).toEqual({});
   });
 });

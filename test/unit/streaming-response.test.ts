@@ -1,17 +1,19 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { lambdaContext } from '../../local/gateway';
+import { lambdaContext, proxyEventFor } from '../../local/gateway';
 import {
   bufferedHandler,
   collectStreamedResult,
   HTTP_INTEGRATION_CONTENT_TYPE,
   invokeStreaming,
   isStreamingHandler,
-  type LambdaResponseStream,
+  LambdaResponseStream,
   MAX_PRELUDE_BYTES,
   MissingPreludeError,
 } from '../../local/streaming-response';
 import { ROUTES } from '../../shared/api/routes';
+import { httpHandler } from '../../shared/http/http-handler';
+import { streamedJsonArray } from '../../shared/http/streamed-json-array';
 
 /**
  * The local half of Lambda response streaming: the `awslambda` global a streaming handler is built
@@ -123,6 +125,33 @@ describe('invokeStreaming (the gateway’s half)', () => {
     const result = await invokeStreaming(handler, event, context());
     expect(result.statusCode).toBe(200);
     await expect(collectStreamedResult(result)).rejects.toThrow('gone');
+  });
+
+  it('through the service’s own stack, a list failing after its 200 errors Lambda’s response stream and fails the invocation', async () => {
+    async function* failingBooks() {
+      for (let id = 1; id <= 3_000; id++) {
+        if (id === 2_000) throw new Error('DynamoDB went away');
+        yield { id, title: 'x'.repeat(100) };
+      }
+    }
+    const handler = httpHandler(
+      async (_event, lambda) =>
+        streamedJsonArray(failingBooks(), { route: 'ListBooks', remainingMs: () => lambda.getRemainingTimeInMillis() }),
+      { streaming: true },
+    ) as unknown as (event: unknown, stream: LambdaResponseStream, context: Context) => Promise<void>;
+    // As Lambda's runtime calls it: the response stream it owns, and the invocation's outcome.
+    const stream = new LambdaResponseStream();
+    const received: Buffer[] = [];
+    stream.on('data', (chunk) => received.push(Buffer.from(chunk)));
+    const streamError = new Promise<Error>((done) => stream.once('error', done));
+    const invocation = handler(proxyEventFor({ method: 'GET', target: '/api/books' }), stream, context());
+    await expect(invocation).rejects.toThrow('DynamoDB went away');
+    expect((await streamError).message).toBe('DynamoDB went away');
+    expect(stream.destroyed).toBe(true);
+    expect(stream.writableFinished).toBe(false); // never ended as if complete
+    const text = Buffer.concat(received).toString('utf8');
+    expect(text).toContain('"statusCode":200');
+    expect(text.endsWith(']')).toBe(false);
   });
 
   it('bufferedHandler gives any handler the (event, context) → proxy result shape', async () => {
