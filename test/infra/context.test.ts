@@ -11,6 +11,7 @@ describe('stack options from cdk context', () => {
       digestAlgorithms: ['MD5'],
       basicChallenge: 'last',
       lockout: { failureLimit: 100, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 900 },
+      listMaxBooks: 35_000,
       publicReads: false,
       requireIfMatch: false,
       retainData: false,

@@ -26,7 +26,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'shared/books': [],
   'shared/auth': [],
   // Configuration parses the Digest offer with the auth domain's own parser.
-  'shared/config': ['shared/auth'],
+  'shared/config': ['shared/auth', 'shared/books'],
   'shared/observability': ['shared/config'],
   // Adapters depend on the domains whose ports they implement.
   'shared/store': ['shared/books', 'shared/auth', 'shared/config'],
