@@ -16,6 +16,7 @@ import { DEFAULTS } from '../shared/config';
 import { isValidHostHeader } from '../shared/http/origin';
 import { empty, failure, internalError, validationFailure } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
+import { expectationFailed, framingFault, hostValues } from './framing';
 import {
   GATEWAY_MAX_BODY_BYTES,
   GATEWAY_MAX_HEADER_BYTES,
@@ -122,15 +123,6 @@ const requestTarget = (target: string | undefined): URL | undefined => {
   }
 };
 
-/** Every Host value the client sent, as text (a server may get several from a hostile client). */
-const hostValues = (request: IncomingMessage): string[] => {
-  const values: string[] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === 'host') values.push(request.rawHeaders[i + 1] as string);
-  }
-  return values;
-};
-
 const MALFORMED_HOST = 'Host must be a host name or IP address, optionally with a port';
 
 /**
@@ -225,6 +217,11 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       request.resume();
       return failure(431, 'Request headers are too large');
     }
+    const faulty = framingFault(request);
+    if (faulty) {
+      request.resume();
+      return faulty;
+    }
     // Links are built on the server's own origin, never on Host; a malformed one is still refused,
     // as a gateway cannot route it (on AWS such a request never reaches the API).
     if (!hostValues(request).every((host) => isValidHostHeader(host))) {
@@ -253,6 +250,8 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       requestTimeout: limits.requestTimeoutMs,
       // How often Node looks for requests past those limits (30 s by default, longer than the limits).
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+      // framingFault answers a missing Host itself, with the contract's JSON rather than Node's bare 400.
+      requireHostHeader: false,
     },
     (request: IncomingMessage, response: ServerResponse) => {
       const started = performance.now();
@@ -273,5 +272,10 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   );
   server.maxConnections = limits.maxConnections;
   server.on('clientError', answerUnparsable);
+  // Without a listener Node answers an unknown expectation itself, with an empty 417.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    writeSafely(response, expectationFailed());
+  });
   return server;
 };

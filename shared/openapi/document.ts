@@ -85,11 +85,13 @@ const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'output'): Json
   return rest;
 };
 
-/** The non-blank pattern reads poorly; say it in words too. */
+/** The text pattern reads poorly; say it in words too. */
 const withBlankNote = (schema: JsonSchema): JsonSchema => {
   const properties = (schema as { properties?: Record<string, JsonSchema & { type?: string }> }).properties ?? {};
   for (const property of Object.values(properties)) {
-    if (property.type === 'string') property.description = 'Must not be blank';
+    if (property.type === 'string') {
+      property.description = 'Must not be blank; no control character other than tab, line feed and carriage return';
+    }
   }
   if (Array.isArray(schema.required) && schema.required.length === 0) delete schema.required;
   return schema;
