@@ -190,6 +190,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   };
 
   const invocation = pLimit(limits.maxConcurrentInvocations);
+  const faultyConnections = new WeakSet<object>();
 
   /** The authorizer (where the route needs it), then the handler, with the events API Gateway would send. */
   const invoke = async (
@@ -216,11 +217,6 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
       request.resume();
       return failure(431, 'Request headers are too large');
-    }
-    const faulty = framingFault(request);
-    if (faulty) {
-      request.resume();
-      return faulty;
     }
     // Links are built on the server's own origin, never on Host; a malformed one is still refused,
     // as a gateway cannot route it (on AWS such a request never reaches the API).
@@ -254,6 +250,15 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       requireHostHeader: false,
     },
     (request: IncomingMessage, response: ServerResponse) => {
+      // Requests Node parsed after one with faulty framing (pipelined in the same bytes) are never served.
+      if (faultyConnections.has(request.socket)) return;
+      const faulty = framingFault(request);
+      if (faulty) {
+        faultyConnections.add(request.socket);
+        request.resume();
+        writeSafely(response, faulty);
+        return;
+      }
       const started = performance.now();
       serve(request)
         .catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { apiClient } from '../support/api-client';
@@ -76,7 +77,8 @@ describe('framing (RFC 9112)', () => {
   it('HTTP/1.0 with Transfer-Encoding: chunked is faulty framing: 400, nothing stored, the connection closed, and a request smuggled behind it never answered', async () => {
     const body = JSON.stringify(book());
     const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
-    const smuggled = `GET /api/books HTTP/1.1\r\n${host()}\r\nAuthorization: ${BASIC_DEMO}\r\n\r\n`;
+    const hidden = JSON.stringify(book({ author: 'Smuggled' }));
+    const smuggled = `POST /api/books HTTP/1.1\r\n${host()}\r\nAuthorization: ${BASIC_DEMO}\r\nContent-Type: application/json\r\nContent-Length: ${hidden.length}\r\n\r\n${hidden}`;
     const wire = await untilClosed(
       [
         'POST /api/books HTTP/1.0',
@@ -97,7 +99,7 @@ describe('framing (RFC 9112)', () => {
       errors: { request: 'Transfer-Encoding is not valid in an HTTP/1.0 request' },
     });
     const listed = await client.call('GET', '/api/books');
-    expect(listed.json.filter((b: { author: string }) => b.author === 'Hostile')).toStrictEqual([]);
+    expect(listed.json.filter((b: { author: string }) => ['Hostile', 'Smuggled'].includes(b.author))).toStrictEqual([]);
   });
 
   it('Expect other than 100-continue: 417 with the contract’s JSON body, and the handler never runs', async () => {
@@ -180,5 +182,41 @@ describe('text fields and filters', () => {
     const response = await client.call('GET', '/api/books?author=%C3%A9mile%20zola');
     expect(response.status).toBe(200);
     expect(response.json.map((b: { id: number }) => b.id)).toContain(created.json.id);
+  });
+});
+
+describe('Digest request-target binding', () => {
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  /** A right Digest answer for `uri`, to a fresh challenge, with or without the challenge's opaque. */
+  const digestFor = async (uri: string, { withOpaque = true } = {}) => {
+    const challenge = (await fetch(`${api.baseUrl}/api/books`)).headers.get('www-authenticate') ?? '';
+    const param = (name: string) => new RegExp(`${name}="([^"]+)"`).exec(challenge)?.[1] ?? '';
+    const ha1 = md5(`demo:${param('realm')}:demo`);
+    const response = md5(`${ha1}:${param('nonce')}:00000001:c1:auth:${md5(`GET:${uri}`)}`);
+    const opaque = withOpaque ? `, opaque="${param('opaque')}"` : '';
+    return `Digest username="demo", realm="${param('realm')}", nonce="${param('nonce')}", uri="${uri}", qop=auth, nc=00000001, cnonce="c1", response="${response}"${opaque}`;
+  };
+  const get = async (path: string, authorization: string) =>
+    (await fetch(`${api.baseUrl}${path}`, { headers: { authorization } })).status;
+
+  it('an absolute-form uri is taken on this server’s own origin only', async () => {
+    expect(await get('/api/books?limit=1', await digestFor(`${api.baseUrl}/api/books?limit=1`))).toBe(200);
+    for (const other of [
+      'http://evil.example/api/books?limit=1',
+      `https://127.0.0.1:${api.port}/api/books?limit=1`,
+      'http://127.0.0.1:1/api/books?limit=1',
+    ]) {
+      expect(await get('/api/books?limit=1', await digestFor(other)), other).toBe(401);
+    }
+  });
+
+  it('an encoded slash never stands for a path separator; other escapes still do', async () => {
+    expect(await get('/api/books?limit=1', await digestFor('/api%2Fbooks?limit=1'))).toBe(401);
+    expect(await get('/api/books?limit=1', await digestFor('/api/%62ooks?limit=1'))).toBe(200);
+  });
+
+  it('a response without opaque is refused', async () => {
+    expect(await get('/api/books?limit=1', await digestFor('/api/books?limit=1', { withOpaque: false }))).toBe(401);
+    expect(await get('/api/books?limit=1', await digestFor('/api/books?limit=1'))).toBe(200);
   });
 });
