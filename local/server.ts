@@ -22,6 +22,7 @@ import {
   validationFailure,
 } from '../shared/http/responses';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
+import { expectationFailed, framingFault, hostValues } from './framing';
 import {
   GATEWAY_MAX_BODY_BYTES,
   GATEWAY_MAX_HEADER_BYTES,
@@ -128,15 +129,6 @@ const requestTarget = (target: string | undefined): URL | undefined => {
   }
 };
 
-/** Every Host value the client sent, as text (a server may get several from a hostile client). */
-const hostValues = (request: IncomingMessage): string[] => {
-  const values: string[] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === 'host') values.push(request.rawHeaders[i + 1] as string);
-  }
-  return values;
-};
-
 const MALFORMED_HOST = 'Host must be a host name or IP address, optionally with a port';
 
 /**
@@ -204,6 +196,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   };
 
   const invocation = pLimit(limits.maxConcurrentInvocations);
+  const faultyConnections = new WeakSet<object>();
 
   /** The authorizer (where the route needs it), then the handler, with the events API Gateway would send. */
   const invoke = async (
@@ -259,8 +252,19 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       requestTimeout: limits.requestTimeoutMs,
       // How often Node looks for requests past those limits (30 s by default, longer than the limits).
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+      // framingFault answers a missing Host itself, with the contract's JSON rather than Node's bare 400.
+      requireHostHeader: false,
     },
     (request: IncomingMessage, response: ServerResponse) => {
+      // Requests Node parsed after one with faulty framing (pipelined in the same bytes) are never served.
+      if (faultyConnections.has(request.socket)) return;
+      const faulty = framingFault(request);
+      if (faulty) {
+        faultyConnections.add(request.socket);
+        request.resume();
+        writeSafely(response, faulty);
+        return;
+      }
       const started = performance.now();
       serve(request)
         .catch((error: unknown) => {
@@ -279,5 +283,10 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   );
   server.maxConnections = limits.maxConnections;
   server.on('clientError', answerUnparsable);
+  // Without a listener Node answers an unknown expectation itself, with an empty 417.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    writeSafely(response, expectationFailed());
+  });
   return server;
 };

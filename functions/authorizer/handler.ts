@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { queryOfEvent } from '../../shared/auth/request-target';
+import { originOf } from '../../shared/http/origin';
 import { logger } from '../../shared/observability/logger';
 import { countAuthenticationDenied } from '../../shared/observability/metrics';
 import { getAuthenticator } from './wiring';
@@ -19,6 +20,16 @@ const headerValues = (event: APIGatewayRequestAuthorizerEvent, name: string): st
     .map(([, value]) => value as string);
 };
 
+/** The API's own origin, as the handlers build links on it: the gateway's domain, never the client's Host. */
+const ownOrigin = (event: APIGatewayRequestAuthorizerEvent): string | undefined =>
+  originOf({
+    protocol: headerValues(event, 'x-forwarded-proto')[0] ?? 'https',
+    host: event.requestContext.domainName ?? '',
+    ...(headerValues(event, 'x-forwarded-port')[0] !== undefined && {
+      port: headerValues(event, 'x-forwarded-port')[0] as string,
+    }),
+  });
+
 /**
  * REQUEST authorizer. Missing or bad credentials give a Deny whose context carries the challenge
  * (the gateway's ACCESS_DENIED response turns it into 401 + WWW-Authenticate); it never throws for
@@ -34,6 +45,7 @@ export const handler = async (
     method: event.httpMethod,
     path: event.requestContext.path,
     query: queryOfEvent(event),
+    origin: ownOrigin(event),
     authorization: headerValues(event, 'authorization'),
   });
   if (result.ok) {

@@ -1,5 +1,5 @@
 import { parseBookId, parseBookInput } from '../../shared/books/schemas';
-import { etagOf, ifMatchOf } from '../../shared/http/conditional-requests';
+import { etagOf, writeConditionOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
 import { jsonBody } from '../../shared/http/json-body';
 import { ok } from '../../shared/http/responses';
@@ -8,7 +8,7 @@ import { bookService, requireIfMatch } from './wiring';
 export const handler = httpHandler(
   async (event) => {
     const id = parseBookId(event.pathParameters.id);
-    const condition = ifMatchOf(event, id, requireIfMatch());
+    const condition = writeConditionOf(event, id, requireIfMatch());
     const stored = await bookService().replace(id, parseBookInput(event.body), condition);
     return ok(stored.book, etagOf(stored));
   },

@@ -3,14 +3,38 @@ import type { AuthRequest } from './types';
 /** One query parameter as the gateway hands it on: name and value, both decoded. */
 type QueryPair = readonly [name: string, value: string];
 
+/**
+ * A path as its decoded segments, in one comparable string. Dot segments are resolved as any URL
+ * parser (and so the client's stack) does, then each segment's escapes decoded on its own, so
+ * `/api/books/%31` and `/api/books/1` name the same resource while `/api%2Fbooks` (one segment
+ * holding a slash) never names `/api/books`.
+ */
 const decodePath = (path: string): string | undefined => {
   try {
-    // Dot segments resolved as any URL parser (and so the client's stack) does, then every escape
-    // decoded, so `/api/books/%31` and `/api/books/1` name the same resource on both sides.
-    return decodeURIComponent(new URL(path, 'http://host').pathname);
+    return JSON.stringify(new URL(path, 'http://host').pathname.split('/').map(decodeURIComponent));
   } catch {
     return undefined;
   }
+};
+
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * The request target of an absolute-form `uri` (RFC 9112 §3.2.2) when its scheme, host and port
+ * are this service's own origin; undefined otherwise, or when the service's origin is unknown.
+ */
+const targetOnOwnOrigin = (uri: string, origin: string | undefined): string | undefined => {
+  if (origin === undefined) return undefined;
+  let named: URL;
+  let own: URL;
+  try {
+    named = new URL(uri);
+    own = new URL(origin);
+  } catch {
+    return undefined;
+  }
+  if (named.username !== '' || named.password !== '' || named.origin !== own.origin) return undefined;
+  return uri.replace(/^[^:]+:\/\/[^/?#]*/, '') || '/';
 };
 
 /**
@@ -51,12 +75,12 @@ const multisetKey = (pairs: QueryPair[]) =>
 /**
  * Whether a Digest `uri` names the request being made (RFC 7616 §3.4.6): the whole request target,
  * path and full query, normalised the same way on both sides. The gateway hands the authorizer a
- * path and decoded query values, so both sides are compared decoded, the query as a multiset; an
- * absolute URI is compared by its path and query.
+ * path and decoded query values, so both sides are compared decoded (path segment by segment), the
+ * query as a multiset; an absolute URI must name this service's origin, then its path and query count.
  */
 export const uriMatchesRequest = (uri: string, request: AuthRequest): boolean => {
-  const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) ? uri.replace(/^[^:]+:\/\/[^/?#]*/, '') || '/' : uri;
-  if (!target.startsWith('/') || target.includes('#')) return false;
+  const target = ABSOLUTE.test(uri) ? targetOnOwnOrigin(uri, request.origin) : uri;
+  if (target === undefined || !target.startsWith('/') || target.includes('#')) return false;
   const questionMark = target.indexOf('?');
   const rawPath = questionMark < 0 ? target : target.slice(0, questionMark);
   const rawQuery = questionMark < 0 ? '' : target.slice(questionMark + 1);

@@ -20,6 +20,11 @@ export interface AuthRequest {
   method: string;
   /** The path the client addressed, stage or base path included. */
   path: string;
+  /**
+   * This service's own origin (`https://<domain>`, a port when not the default): the gateway's
+   * domain, never the client's Host. An absolute-form Digest `uri` must name it; without it none can.
+   */
+  origin?: string;
   /** Decoded query parameters, every value of each. */
   query: Record<string, string[] | undefined>;
   /** The Authorization field, or every one the request carries when it repeats it. */

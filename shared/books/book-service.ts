@@ -1,7 +1,7 @@
 import { BookNotFoundError, PreconditionFailedError } from './errors';
 import { requestFingerprint } from './idempotency';
 import type { BookStore } from './ports';
-import { satisfies, type VersionCondition } from './preconditions';
+import { failedPrecondition, type VersionCondition } from './preconditions';
 import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest, VersionedBook } from './types';
 
 /** A create's Idempotency-Key and whose it is. */
@@ -63,16 +63,17 @@ export class BookService {
     return { books, nextAfter: (books.at(-1) as Book).id };
   }
 
-  /** The whole record is replaced; the id comes from the path and createdAt is kept. `condition`: If-Match. */
+  /** The whole record is replaced; the id comes from the path and createdAt is kept. `condition`: If-Match and If-None-Match. */
   replace(id: number, input: BookInput, condition?: VersionCondition): Promise<VersionedBook> {
     return this.store.update(id, { ...pickInput(input), updatedAt: this.now() }, condition);
   }
 
-  /** Only supplied fields change; `{}` changes nothing, updatedAt included (If-Match still applies). */
+  /** Only supplied fields change; `{}` changes nothing, updatedAt included (the preconditions still apply). */
   async patch(id: number, patch: BookPatch, condition?: VersionCondition): Promise<VersionedBook> {
     if (Object.keys(patch).length > 0) return this.store.update(id, { ...patch, updatedAt: this.now() }, condition);
     const found = await this.get(id);
-    if (!satisfies(found.version, condition)) throw new PreconditionFailedError(id, found.version);
+    const failed = failedPrecondition(found.version, condition);
+    if (failed) throw new PreconditionFailedError(id, found.version, failed);
     return found;
   }
 

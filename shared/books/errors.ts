@@ -29,15 +29,24 @@ export class DuplicateIsbnError extends Error {
   }
 }
 
-/** If-Match named no current version of the book; `currentVersion` gives the tag the client lacks. */
+/**
+ * If-Match named no current version of the book, or If-None-Match named the current one (or `*`,
+ * and the book exists); `currentVersion` gives the tag the client lacks.
+ */
 export class PreconditionFailedError extends Error {
   override readonly name = 'PreconditionFailedError';
   constructor(
     readonly id: number,
     readonly currentVersion: number,
+    readonly header: 'If-Match' | 'If-None-Match' = 'If-Match',
     options?: ErrorOptions,
   ) {
-    super(`Book ${id} does not match If-Match (it has changed since that version was read)`, options);
+    super(
+      header === 'If-Match'
+        ? `Book ${id} does not match If-Match (it has changed since that version was read)`
+        : `Book ${id} matches If-None-Match (it exists at a version the request excludes)`,
+      options,
+    );
   }
 }
 

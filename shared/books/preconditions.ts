@@ -24,9 +24,12 @@ export interface EntityTag {
   opaque: string;
 }
 
-/** RFC 9110's entity-tag (etagc without obs-text) and a list of them, or `*`; empty list elements are not accepted. */
+/**
+ * RFC 9110's entity-tag (etagc without obs-text) and a list of them, or `*`. Empty list elements
+ * (`"a",` or `, "a"`) are accepted and ignored, as RFC 9110 §5.6.1 asks of recipients.
+ */
 const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e]*"`;
-const TAG_LIST_PATTERN = String.raw`^(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)$`;
+const TAG_LIST_PATTERN = String.raw`^(?:\*|(?:${ENTITY_TAG})?(?:[ \t]*,[ \t]*(?:${ENTITY_TAG})?)*)$`;
 const TAG_LIST = new RegExp(TAG_LIST_PATTERN);
 
 /** At most this many tags in one header: one conditional write checks them all (DynamoDB's IN takes 100). */
@@ -50,28 +53,50 @@ export const parseTagList = (value: string | undefined): TagList | undefined => 
   return tags.length > MAX_LISTED_TAGS ? [] : tags;
 };
 
-/**
- * What If-Match lets a write proceed on: any existing book, or these versions (strong comparison:
- * a weak tag never matches). An empty list means no version can match: the write answers 412 when
- * the book exists and 404 when it does not.
- */
-export type VersionCondition = '*' | readonly number[];
+/** Versions a precondition names: any existing book (`*`), or these stored versions. */
+export type VersionSet = '*' | readonly number[];
 
-export const ifMatchCondition = (id: number, tags: TagList | undefined): VersionCondition | undefined => {
-  if (tags === undefined || tags === '*') return tags;
+/**
+ * What a write's preconditions let it proceed on, checked inside the write itself (RFC 9110 §13.1):
+ * If-Match, the stored version is one of `match` (an empty list: none can be); If-None-Match, it is
+ * none of `noneMatch` (`*`: no book may exist, so a write on an existing book never proceeds).
+ * A missing book is 404 whatever the condition.
+ */
+export interface VersionCondition {
+  match?: VersionSet;
+  noneMatch?: VersionSet;
+}
+
+/** The versions of this book an If-Match names (strong comparison: a weak tag never matches). */
+export const ifMatchCondition = (id: number, tags: TagList | undefined): VersionSet | undefined =>
+  tags === undefined || tags === '*' ? tags : versionsNamed(id, tags, 'strong');
+
+/** The versions of this book an If-None-Match names (weak comparison, RFC 9110 §13.1.2). */
+export const ifNoneMatchCondition = (id: number, tags: TagList | undefined): VersionSet | undefined =>
+  tags === undefined || tags === '*' ? tags : versionsNamed(id, tags, 'weak');
+
+const versionsNamed = (id: number, tags: readonly EntityTag[], comparison: 'strong' | 'weak'): number[] => {
   const versions = tags
-    .filter((tag) => !tag.weak)
+    .filter((tag) => comparison === 'weak' || !tag.weak)
     .map((tag) => versionOf(id, tag.opaque))
     .filter((version): version is number => version !== undefined);
   return [...new Set(versions)];
 };
 
+/** Which precondition a book at `version` fails, If-Match evaluated first (RFC 9110 §13.2.2); undefined when it passes. */
+export const failedPrecondition = (
+  version: number,
+  condition: VersionCondition | undefined,
+): 'If-Match' | 'If-None-Match' | undefined => {
+  const { match, noneMatch } = condition ?? {};
+  if (match !== undefined && match !== '*' && !match.includes(version)) return 'If-Match';
+  if (noneMatch === '*' || noneMatch?.includes(version)) return 'If-None-Match';
+  return undefined;
+};
+
 export const satisfies = (version: number, condition: VersionCondition | undefined): boolean =>
-  condition === undefined || condition === '*' || condition.includes(version);
+  failedPrecondition(version, condition) === undefined;
 
 /** If-None-Match on a read: weak comparison (RFC 9110 §13.1.2), so `W/` before a current tag still matches. */
-export const noneMatch = (id: number, version: number, tags: TagList | undefined): boolean => {
-  if (tags === undefined) return true;
-  if (tags === '*') return false;
-  return !tags.some((tag) => versionOf(id, tag.opaque) === version);
-};
+export const noneMatch = (id: number, version: number, tags: TagList | undefined): boolean =>
+  satisfies(version, { noneMatch: ifNoneMatchCondition(id, tags) });

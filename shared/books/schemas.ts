@@ -17,23 +17,37 @@ const isPresent = (value: unknown): boolean => value !== undefined && value !== 
 /** `null` reads as missing; in JSON Schema the field's `type` already excludes it. */
 const present = (message: string) => documentedAs(v.check(isPresent, message), {});
 
-/**
- * Not blank: one character that `String.prototype.trim` keeps, i.e. none of ECMAScript's white space
- * and line terminators, spelled out so that every JSON Schema engine (whose `\s` differ) reads it alike.
- */
-export const NON_BLANK = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+/** ECMAScript's white space and line terminators (what `String.prototype.trim` and `\s` remove), spelled out. */
+const WHITE_SPACE = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
 
 /**
- * Text that UTF-8 can carry: no unpaired surrogate (a JSON `"\ud800"` decodes to one). DynamoDB
- * stores strings as UTF-8, so such a string would be stored altered (DynamoDB Local writes `?`) or
- * refused. JSON Schema's `type: string` already means Unicode text, so the document adds nothing.
+ * Control characters a text field refuses: Unicode's Cc (C0, DEL, C1) except tab, line feed and
+ * carriage return, the three that text formats (XML 1.0's Char, JSON strings, CSV) carry as
+ * white space. NUL and the rest confuse C-string consumers, terminals and exports.
  */
-export const isWellFormed = (text: string): boolean => !/\p{Surrogate}/u.test(text);
+const CONTROL = String.raw`\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f`;
+const CONTROL_CHARACTER = new RegExp(`[${CONTROL}]`);
+export const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
 
-const wellFormed = (message: string) =>
+/**
+ * Text that UTF-8 can carry, and that was text: no unpaired surrogate (a JSON `"\ud800"` decodes to
+ * one; DynamoDB stores strings as UTF-8, so it would be stored altered or refused), and no U+FFFD,
+ * the replacement character decoders put where bytes were not UTF-8 (a query's `%FF` arrives as it).
+ */
+export const isWellFormed = (text: string): boolean => !/[\p{Surrogate}\ufffd]/u.test(text);
+
+/**
+ * The one JSON Schema pattern that says what a text field's checks say together: no control
+ * character, no U+FFFD (a surrogate cannot occur in JSON Schema's Unicode text), and one character
+ * that is not white space (nor, for the ISBN, a hyphen, which normalising removes too).
+ */
+const textPattern = (alsoBlank: string) =>
+  `^[^${CONTROL}\\ufffd]*[^${CONTROL}\\ufffd${WHITE_SPACE}${alsoBlank}][^${CONTROL}\\ufffd]*$`;
+
+const wellFormed = (message: string, fragment: Record<string, unknown> = {}) =>
   documentedAs(
     v.check((text: string) => isWellFormed(text), message),
-    {},
+    fragment,
   );
 
 /** At most `max` Unicode code points, counted as JSON Schema's `maxLength` counts them. */
@@ -43,15 +57,27 @@ const maxCodePoints = (max: number, message: string) =>
     { maxLength: max },
   );
 
-/** A required text field: `null`, missing and blank all read as "required", as the spec words it. */
-const requiredText = (label: string, maxLength: number) => {
+/**
+ * A required text field: `null`, missing and blank all read as "required", as the spec words it.
+ * `alsoBlank`: characters that count as blank too (the ISBN's hyphen: an ISBN of only hyphens and
+ * spaces normalises to nothing, so it is no ISBN).
+ */
+const requiredText = (label: string, maxLength: number, alsoBlank = '') => {
   const required = `${label} is required`;
+  const blank = new RegExp(`^[${WHITE_SPACE}${alsoBlank}]*$`);
   return v.pipe(
     v.unknown(),
     present(required),
     v.string(`${label} must be a string`),
     wellFormed(`${label} must be valid Unicode text`),
-    v.regex(NON_BLANK, required),
+    documentedAs(
+      v.check((text: string) => !hasControlCharacter(text), `${label} must not contain control characters`),
+      {},
+    ),
+    documentedAs(
+      v.check((text: string) => !blank.test(text), required),
+      { pattern: textPattern(alsoBlank) },
+    ),
     maxCodePoints(maxLength, `${label} must be at most ${maxLength} characters`),
   );
 };
@@ -67,7 +93,7 @@ const publicationYear = v.pipe(
 const fields = {
   title: requiredText('Title', MAX_TITLE_LENGTH),
   author: requiredText('Author', MAX_AUTHOR_LENGTH),
-  isbn: requiredText('ISBN', MAX_ISBN_LENGTH),
+  isbn: requiredText('ISBN', MAX_ISBN_LENGTH, '-'),
   publicationYear,
 };
 
@@ -129,7 +155,7 @@ export const BookQuerySchema = v.object({
     v.pipe(
       v.string(),
       v.description('Equal ignoring case (Unicode NFC, no trimming)'),
-      wellFormed('Author must be valid Unicode text'),
+      wellFormed('Author must be valid Unicode text', { pattern: '^[^\\ufffd]*$' }),
     ),
   ),
   year: v.exactOptional(YearQuerySchema),

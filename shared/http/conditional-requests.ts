@@ -1,6 +1,13 @@
 import type { CreateKey } from '../books/book-service';
 import { parseIdempotencyKey } from '../books/idempotency';
-import { entityTag, ifMatchCondition, parseTagList, type TagList, type VersionCondition } from '../books/preconditions';
+import {
+  entityTag,
+  ifMatchCondition,
+  ifNoneMatchCondition,
+  parseTagList,
+  type TagList,
+  type VersionCondition,
+} from '../books/preconditions';
 import type { VersionedBook } from '../books/types';
 import { PreconditionRequiredError } from './errors';
 import type { HttpEvent } from './types';
@@ -16,13 +23,15 @@ export const headerValue = (event: HttpEvent, name: string): string | undefined 
 };
 
 /**
- * If-Match of a PUT, PATCH or DELETE as the condition the store's write carries; undefined when the
- * request has none, unless the deployment requires one (428).
+ * If-Match and If-None-Match of a PUT, PATCH or DELETE as the condition the store's write carries;
+ * undefined when the request has neither. A deployment that requires If-Match answers 428 without it.
  */
-export const ifMatchOf = (event: HttpEvent, id: number, required: boolean): VersionCondition | undefined => {
+export const writeConditionOf = (event: HttpEvent, id: number, required: boolean): VersionCondition | undefined => {
   const tags = parseTagList(headerValue(event, 'if-match'));
   if (tags === undefined && required) throw new PreconditionRequiredError();
-  return ifMatchCondition(id, tags);
+  const match = ifMatchCondition(id, tags);
+  const noneMatch = ifNoneMatchCondition(id, parseTagList(headerValue(event, 'if-none-match')));
+  return match === undefined && noneMatch === undefined ? undefined : { match, noneMatch };
 };
 
 export const ifNoneMatchOf = (event: HttpEvent): TagList | undefined =>

@@ -85,11 +85,13 @@ const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'output'): Json
   return rest;
 };
 
-/** The non-blank pattern reads poorly; say it in words too. */
+/** The text pattern reads poorly; say it in words too. */
 const withBlankNote = (schema: JsonSchema): JsonSchema => {
   const properties = (schema as { properties?: Record<string, JsonSchema & { type?: string }> }).properties ?? {};
   for (const property of Object.values(properties)) {
-    if (property.type === 'string') property.description = 'Must not be blank';
+    if (property.type === 'string') {
+      property.description = 'Must not be blank; no control character other than tab, line feed and carriage return';
+    }
   }
   if (Array.isArray(schema.required) && schema.required.length === 0) delete schema.required;
   return schema;
@@ -151,14 +153,14 @@ const HEADER_PARAMETERS: Record<RequestHeader, Record<string, unknown>> = {
     name: 'If-Match',
     in: 'header',
     required: false,
-    description: `Write only if the book's current ETag is one of these (strong comparison: W/ tags never match), or * for any existing book; else 412. A value that is not * or a list of at most ${MAX_LISTED_TAGS} quoted tags matches nothing. Required when the deployment sets requireIfMatch (else 428)`,
+    description: `Write only if the book's current ETag is one of these (strong comparison: W/ tags never match), or * for any existing book; else 412. Empty list elements are ignored; a value that is not * or a list of at most ${MAX_LISTED_TAGS} quoted tags matches nothing. Required when the deployment sets requireIfMatch (else 428)`,
     schema: TAG_LIST_SCHEMA,
   },
   'If-None-Match': {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: `304 without a body when the book's current ETag is one of these (weak comparison), or *; a value that is not * or a list of at most ${MAX_LISTED_TAGS} quoted tags matches nothing`,
+    description: `On GET, 304 without a body when the book's current ETag is one of these (weak comparison), or *; on PUT, PATCH and DELETE, 412 when it is one of these or * (the book exists), checked after If-Match. Empty list elements are ignored; a value that is not * or a list of at most ${MAX_LISTED_TAGS} quoted tags matches nothing`,
     schema: TAG_LIST_SCHEMA,
   },
   'Idempotency-Key': {
@@ -228,7 +230,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   ReplaceBook: {
     summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
     body: 'BookInput',
-    headers: ['If-Match'],
+    headers: ['If-Match', 'If-None-Match'],
     responses: UPDATE_RESPONSES,
   },
   PatchBook: {
@@ -240,7 +242,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   DeleteBook: {
     summary: 'Delete a book',
-    headers: ['If-Match'],
+    headers: ['If-Match', 'If-None-Match'],
     responses: {
       '204': { description: 'Deleted (no body)' },
       '400': response('ValidationFailed'),
@@ -429,7 +431,7 @@ const components = () => {
       },
       PreconditionFailed: {
         description:
-          'If-Match named no current version of the book: it changed since it was read, and nothing was written',
+          'If-Match named no current version of the book (it changed since it was read), or If-None-Match named the current one or * for an existing book; nothing was written',
         headers: ETAG,
         content: jsonContent(errorBody(412)),
       },

@@ -21,7 +21,7 @@ import {
 import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, type IdempotentRequest } from '../books/idempotency';
 import { normalizeAuthor } from '../books/normalize';
 import type { BookChange, BookStore, ListOptions } from '../books/ports';
-import { satisfies, type VersionCondition } from '../books/preconditions';
+import { failedPrecondition, type VersionCondition } from '../books/preconditions';
 import type { Book, BookFilter, NewBook, VersionedBook } from '../books/types';
 import {
   authorShardKey,
@@ -193,13 +193,7 @@ export class DynamoBookStore implements BookStore {
         conditions.push('isbnKey = :isbnKey');
         values[':isbnKey'] = attributes.isbnKey;
       }
-      if (condition !== undefined && condition !== '*') {
-        const versions = condition.length > 0 ? condition : [0]; // 0: no stored version, so nothing matches
-        conditions.push(`version IN (${versions.map((_, i) => `:ifMatch${i}`).join(', ')})`);
-        versions.forEach((version, i) => {
-          values[`:ifMatch${i}`] = version;
-        });
-      }
+      conditions.push(...versionConditions(condition, values));
       try {
         const { Attributes } = await this.client.send(
           new UpdateCommand({
@@ -216,8 +210,8 @@ export class DynamoBookStore implements BookStore {
         if (!isConditionalCheckFailure(error)) throw error;
         const current = itemAsItWas<BookItem>(error);
         if (!current) throw new BookNotFoundError(id, { cause: error });
-        if (!satisfies(current.version, condition))
-          throw new PreconditionFailedError(id, current.version, { cause: error });
+        const failed = failedPrecondition(current.version, condition);
+        if (failed) throw new PreconditionFailedError(id, current.version, failed, { cause: error });
         // The conditions were checked against this very item: only the ISBN can be what failed.
         return this.moveIsbn(current, attributes);
       }
@@ -229,7 +223,8 @@ export class DynamoBookStore implements BookStore {
     await retryOnConflict(`Book ${id}`, async () => {
       const current = await this.getItem(id);
       if (!current) throw new BookNotFoundError(id);
-      if (!satisfies(current.version, condition)) throw new PreconditionFailedError(id, current.version);
+      const failed = failedPrecondition(current.version, condition);
+      if (failed) throw new PreconditionFailedError(id, current.version, failed);
       const record = recordReassigned ? undefined : this.liveRecordOf(current);
       try {
         await this.client.send(
@@ -484,6 +479,28 @@ export class DynamoBookStore implements BookStore {
 }
 
 const versioned = (item: BookItem): VersionedBook => ({ book: toBook(item), version: Number(item.version) });
+
+/**
+ * The preconditions as condition-expression terms over the stored version, their values added to
+ * `values`: If-Match as `version IN (…)`, If-None-Match as `NOT version IN (…)`, and If-None-Match `*`
+ * as a term no existing item meets (the book must exist too, so such a write never proceeds).
+ */
+const versionConditions = (condition: VersionCondition | undefined, values: Record<string, unknown>): string[] => {
+  const terms: string[] = [];
+  const listed = (name: string, versions: readonly number[]) => {
+    versions.forEach((version, i) => {
+      values[`:${name}${i}`] = version;
+    });
+    return `version IN (${versions.map((_, i) => `:${name}${i}`).join(', ')})`;
+  };
+  const { match, noneMatch } = condition ?? {};
+  if (match !== undefined && match !== '*') {
+    terms.push(listed('ifMatch', match.length > 0 ? match : [0])); // 0: no stored version, so nothing matches
+  }
+  if (noneMatch === '*') terms.push('attribute_not_exists(pk)');
+  else if (noneMatch !== undefined && noneMatch.length > 0) terms.push(`NOT ${listed('ifNoneMatch', noneMatch)}`);
+  return terms;
+};
 
 /** `SET` of the changed attributes and the next version, under the given conditions. */
 const updateExpression = (

@@ -139,9 +139,10 @@ describe('Digest over HTTP', () => {
   const md5 = (s: string) => createHash('md5').update(s).digest('hex');
   const answer = (challenge: string, method: string, uri: string) => {
     const nonce = /nonce="([^"]+)"/.exec(challenge)?.[1];
+    const opaque = /opaque="([^"]+)"/.exec(challenge)?.[1];
     const ha1 = md5('demo:books:demo');
     const response = md5(`${ha1}:${nonce}:00000001:abc:auth:${md5(`${method}:${uri}`)}`);
-    return `Digest username="demo", realm="books", nonce="${nonce}", uri="${uri}", qop=auth, nc=00000001, cnonce="abc", response="${response}"`;
+    return `Digest username="demo", realm="books", nonce="${nonce}", uri="${uri}", qop=auth, nc=00000001, cnonce="abc", response="${response}", opaque="${opaque}"`;
   };
   const challenge = async () => (await fetch(`${api.baseUrl}/api/books`)).headers.get('www-authenticate') as string;
 

@@ -33,13 +33,17 @@ const create = async (extra: Record<string, unknown> = {}) => {
   return { book: response.json, etag: response.headers.get('etag') as string };
 };
 
-const expectPreconditionFailed = (response: Awaited<ReturnType<typeof call>>, currentTag: string) => {
+const expectPreconditionFailed = (
+  response: Awaited<ReturnType<typeof call>>,
+  currentTag: string,
+  header: 'If-Match' | 'If-None-Match' = 'If-Match',
+) => {
   expect(response.status).toBe(412);
   expect(response.headers.get('etag')).toBe(currentTag);
   expect(response.json).toEqual({
     timestamp: expect.stringMatching(ISO_MS),
     status: 412,
-    message: expect.stringContaining('If-Match'),
+    message: expect.stringContaining(header),
   });
 };
 
@@ -133,6 +137,65 @@ describe('If-Match', () => {
     expect(results.map((r) => r.status).sort()).toStrictEqual([200, 412]);
     const winner = results.find((r) => r.status === 200);
     expect((await call('GET', path)).json.title).toBe(winner?.json.title);
+  });
+});
+
+describe('If-None-Match on writes (RFC 9110 §13.1.2)', () => {
+  it('* refuses PUT, PATCH and DELETE on an existing book with 412 and the current ETag, and changes nothing', async () => {
+    const { book, etag } = await create();
+    const path = `/api/books/${book.id}`;
+    for (const attempt of [
+      call('PUT', path, newBook({ isbn: book.isbn, title: 'Overwritten' }), { 'if-none-match': '*' }),
+      call('PATCH', path, { title: 'Overwritten' }, { 'if-none-match': '*' }),
+      call('PATCH', path, {}, { 'if-none-match': '*' }),
+      call('DELETE', path, undefined, { 'if-none-match': '*' }),
+    ]) {
+      expectPreconditionFailed(await attempt, etag, 'If-None-Match');
+    }
+    const after = await call('GET', path);
+    expect(after.json).toEqual(book);
+    expect(after.headers.get('etag')).toBe(etag);
+  });
+
+  it('a list naming the current tag (weak comparison) is 412; one naming only other versions lets the write through', async () => {
+    const { book, etag } = await create();
+    const path = `/api/books/${book.id}`;
+    expectPreconditionFailed(
+      await call('PATCH', path, { title: 'x' }, { 'if-none-match': `"other", W/${etag}` }),
+      etag,
+      'If-None-Match',
+    );
+    expectPreconditionFailed(
+      await call('PUT', path, newBook({ isbn: `${book.isbn}-moved` }), { 'if-none-match': etag }),
+      etag,
+      'If-None-Match',
+    );
+    const patched = await call('PATCH', path, { title: 'Moved on' }, { 'if-none-match': '"other"' });
+    expect(patched.status).toBe(200);
+    const deleted = await call('DELETE', path, undefined, { 'if-none-match': etag });
+    expect(deleted.status).toBe(204);
+  });
+
+  it('a missing book is 404 under *, and If-Match is evaluated first', async () => {
+    const { book, etag } = await create();
+    const path = `/api/books/${book.id}`;
+    const stale = await call('PATCH', path, { title: 'x' }, { 'if-match': '"stale"', 'if-none-match': '*' });
+    expectPreconditionFailed(stale, etag, 'If-Match');
+    expect((await call('DELETE', path)).status).toBe(204);
+    expect((await call('PUT', path, newBook(), { 'if-none-match': '*' })).status).toBe(404);
+    expect((await call('DELETE', path, undefined, { 'if-none-match': '*' })).status).toBe(404);
+  });
+});
+
+describe('empty list elements (RFC 9110 §5.6.1)', () => {
+  it('are accepted in If-Match and If-None-Match: a trailing or leading comma does not spoil the list', async () => {
+    const { book, etag } = await create();
+    const path = `/api/books/${book.id}`;
+    const put = await call('PUT', path, newBook({ isbn: book.isbn }), { 'if-match': `${etag},` });
+    expect(put.status).toBe(200);
+    const current = put.headers.get('etag') as string;
+    expect((await call('GET', path, undefined, { 'if-none-match': `, ${current}` })).status).toBe(304);
+    expect((await call('DELETE', path, undefined, { 'if-match': `,${current} ,` })).status).toBe(204);
   });
 });
 

@@ -90,7 +90,9 @@ describe('DynamoBookStore against DynamoDB Local', () => {
     expect(await isbnClaim('INT9')).toBeUndefined();
     await expect(store.delete(created.id)).rejects.toBeInstanceOf(BookNotFoundError);
     await expect(store.update(created.id, change({}))).rejects.toBeInstanceOf(BookNotFoundError);
-    await expect(store.update(created.id, change({ isbn: 'int-9' }), [1])).rejects.toBeInstanceOf(BookNotFoundError);
+    await expect(store.update(created.id, change({ isbn: 'int-9' }), { match: [1] })).rejects.toBeInstanceOf(
+      BookNotFoundError,
+    );
     expect((await create(newBook('int-9'))).isbn).toBe('int-9');
   });
 
@@ -284,7 +286,11 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   it('an update that keeps the ISBN is one UpdateItem that returns the new item and, on failure, the old one', async () => {
     const target = await store.create(newBook('edge-keep'));
     recorded.sent.length = 0;
-    const updated = await store.update(target.book.id, { isbn: 'EDGE KEEP', title: 'Kept ISBN', updatedAt: 'u' }, [1]);
+    const updated = await store.update(
+      target.book.id,
+      { isbn: 'EDGE KEEP', title: 'Kept ISBN', updatedAt: 'u' },
+      { match: [1] },
+    );
     expect(updated).toEqual({
       book: { ...target.book, isbn: 'EDGE KEEP', title: 'Kept ISBN', updatedAt: 'u' },
       version: 2,
@@ -320,26 +326,51 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
     const target = await store.create(newBook('edge-if-match'));
     await store.update(target.book.id, { title: 'v2', updatedAt: 'u' });
     for (const condition of [[1], [], [1, 3]]) {
-      await expect(store.update(target.book.id, { title: 'lost', updatedAt: 'u' }, condition)).rejects.toThrow(
-        new PreconditionFailedError(target.book.id, 2),
-      );
-      await expect(store.update(target.book.id, { isbn: 'moved', updatedAt: 'u' }, condition)).rejects.toThrow(
-        new PreconditionFailedError(target.book.id, 2),
-      );
-      await expect(store.delete(target.book.id, condition)).rejects.toThrow(
+      await expect(
+        store.update(target.book.id, { title: 'lost', updatedAt: 'u' }, { match: condition }),
+      ).rejects.toThrow(new PreconditionFailedError(target.book.id, 2));
+      await expect(
+        store.update(target.book.id, { isbn: 'moved', updatedAt: 'u' }, { match: condition }),
+      ).rejects.toThrow(new PreconditionFailedError(target.book.id, 2));
+      await expect(store.delete(target.book.id, { match: condition })).rejects.toThrow(
         new PreconditionFailedError(target.book.id, 2),
       );
     }
     expect((await store.get(target.book.id))?.book.title).toBe('v2');
     expect(await isbnClaim('EDGEIFMATCH')).toMatchObject({ bookId: target.book.id });
-    const moved = await store.update(target.book.id, { isbn: 'edge-if-match-2', updatedAt: 'u' }, [2]);
+    const moved = await store.update(target.book.id, { isbn: 'edge-if-match-2', updatedAt: 'u' }, { match: [2] });
     expect(moved.version).toBe(3);
-    expect((await store.update(target.book.id, { title: 'star', updatedAt: 'u' }, '*')).version).toBe(4);
-    await store.delete(target.book.id, [4]);
-    await expect(store.update(target.book.id, { title: 'x', updatedAt: 'u' }, [4])).rejects.toBeInstanceOf(
+    expect((await store.update(target.book.id, { title: 'star', updatedAt: 'u' }, { match: '*' })).version).toBe(4);
+    await store.delete(target.book.id, { match: [4] });
+    await expect(store.update(target.book.id, { title: 'x', updatedAt: 'u' }, { match: [4] })).rejects.toBeInstanceOf(
       BookNotFoundError,
     );
-    await expect(store.delete(target.book.id, '*')).rejects.toBeInstanceOf(BookNotFoundError);
+    await expect(store.delete(target.book.id, { match: '*' })).rejects.toBeInstanceOf(BookNotFoundError);
+  });
+
+  it('If-None-Match is a term of the write’s own condition: * never writes an existing book, a listed version refuses that version only', async () => {
+    const target = await store.create(newBook('edge-none-match'));
+    recorded.sent.length = 0;
+    await expect(store.update(target.book.id, { title: 'lost', updatedAt: 'u' }, { noneMatch: '*' })).rejects.toThrow(
+      new PreconditionFailedError(target.book.id, 1, 'If-None-Match'),
+    );
+    expect(recorded.sent[0]?.input.ConditionExpression).toBe('attribute_exists(pk) AND attribute_not_exists(pk)');
+    recorded.sent.length = 0;
+    await expect(
+      store.update(target.book.id, { title: 'lost', updatedAt: 'u' }, { noneMatch: [3, 1] }),
+    ).rejects.toThrow(new PreconditionFailedError(target.book.id, 1, 'If-None-Match'));
+    expect(recorded.sent[0]?.input).toMatchObject({
+      ConditionExpression: 'attribute_exists(pk) AND NOT version IN (:ifNoneMatch0, :ifNoneMatch1)',
+      ExpressionAttributeValues: { ':ifNoneMatch0': 3, ':ifNoneMatch1': 1 },
+    });
+    await expect(store.delete(target.book.id, { noneMatch: [1] })).rejects.toThrow(
+      new PreconditionFailedError(target.book.id, 1, 'If-None-Match'),
+    );
+    expect((await store.update(target.book.id, { title: 'v2', updatedAt: 'u' }, { noneMatch: [3] })).version).toBe(2);
+    await store.delete(target.book.id, { noneMatch: [1] });
+    await expect(
+      store.update(target.book.id, { title: 'x', updatedAt: 'u' }, { noneMatch: '*' }),
+    ).rejects.toBeInstanceOf(BookNotFoundError);
   });
 });
 

@@ -7,7 +7,7 @@ import {
 import type { IdempotentRequest } from '../../shared/books/idempotency';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
 import type { BookChange, BookStore, ListOptions } from '../../shared/books/ports';
-import { satisfies, type VersionCondition } from '../../shared/books/preconditions';
+import { failedPrecondition, type VersionCondition } from '../../shared/books/preconditions';
 import type { Book, BookFilter, NewBook, VersionedBook } from '../../shared/books/types';
 
 /** An in-memory BookStore for fast unit tests of the use cases; never used by the service itself. */
@@ -70,7 +70,8 @@ export class MemoryBookStore implements BookStore {
   private existing(id: number, condition: VersionCondition | undefined): VersionedBook {
     const current = this.books.get(id);
     if (!current) throw new BookNotFoundError(id);
-    if (!satisfies(current.version, condition)) throw new PreconditionFailedError(id, current.version);
+    const failed = failedPrecondition(current.version, condition);
+    if (failed) throw new PreconditionFailedError(id, current.version, failed);
     return current;
   }
 

@@ -170,7 +170,12 @@ describe('the authenticator', () => {
   it.each<[string, () => string, string]>([
     ['without a response', () => digest({ omit: 'response' }), 'incomplete Digest credentials'],
     ['for another realm', () => digest().replace('realm="books"', 'realm="other"'), 'realm mismatch'],
-    ['with a foreign opaque', () => digest().replace(/opaque="[^"]+"/, 'opaque="0000"'), 'opaque mismatch'],
+    [
+      'with a foreign opaque',
+      () => digest().replace(/opaque="[^"]+"/, 'opaque="0000"'),
+      'opaque missing or mismatched',
+    ],
+    ['without opaque', () => digest().replace(/, opaque="[^"]+"/, ''), 'opaque missing or mismatched'],
     ['for another uri', () => digest({}, '/api/books/1'), 'uri does not match the request'],
     [
       'with an unknown algorithm',

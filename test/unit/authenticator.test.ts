@@ -23,12 +23,13 @@ const digestHeader = (
   } = {},
 ) => {
   const nonce = /nonce="([^"]+)"/.exec(challenge)?.[1] as string;
+  const opaque = /opaque="([^"]+)"/.exec(challenge)?.[1] as string;
   const ha1 = md5(`${username}:${realm}:${password}`);
   const ha2 = md5(`${method}:${uri}`);
   const cnonce = 'c0ffee';
   const response = qop ? md5(`${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`) : md5(`${ha1}:${nonce}:${ha2}`);
   const qopPart = qop ? `, qop=auth, nc=${nc}, cnonce="${cnonce}"` : '';
-  return `Digest username="${username}", realm="${realm}", nonce="${nonce}", uri="${uri}", response="${response}"${qopPart}`;
+  return `Digest username="${username}", realm="${realm}", nonce="${nonce}", uri="${uri}", response="${response}", opaque="${opaque}"${qopPart}`;
 };
 
 const request = (authorization: string | undefined, extra: Partial<AuthRequest> = {}): AuthRequest => ({
@@ -109,16 +110,19 @@ describe('Authenticator', () => {
   });
 
   it('refuses made-up and tampered nonces', async () => {
-    const madeUp = digestHeader('nonce="made-up-nonce"');
+    const opaque = /opaque="[^"]+"/.exec(auth.challenge())?.[0];
+    const madeUp = digestHeader(`nonce="made-up-nonce", ${opaque}`);
     expect(denied(await auth.authenticate(request(madeUp))).reason).toBe('unknown nonce');
     const nonce = /nonce="([^"]+)"/.exec(auth.challenge())?.[1] as string;
     const tampered = `${nonce.slice(0, 5)}${nonce[5] === 'A' ? 'B' : 'A'}${nonce.slice(6)}`;
-    expect(denied(await auth.authenticate(request(digestHeader(`nonce="${tampered}"`)))).reason).toBe('unknown nonce');
+    const header = digestHeader(`nonce="${tampered}", ${opaque}`);
+    expect(denied(await auth.authenticate(request(header))).reason).toBe('unknown nonce');
   });
 
   it('refuses a nonce signed with another deployment’s secret', async () => {
     const other = new NonceCodec(Buffer.from('other'), 300, () => now);
-    const header = digestHeader(`nonce="${other.issue('MD5')}"`);
+    const opaque = /opaque="[^"]+"/.exec(auth.challenge())?.[0];
+    const header = digestHeader(`nonce="${other.issue('MD5')}", ${opaque}`);
     expect(denied(await auth.authenticate(request(header))).reason).toBe('unknown nonce');
   });
 

@@ -7,7 +7,9 @@ import {
 } from '../../shared/books/idempotency';
 import {
   entityTag,
+  failedPrecondition,
   ifMatchCondition,
+  ifNoneMatchCondition,
   MAX_LISTED_TAGS,
   noneMatch,
   parseTagList,
@@ -77,7 +79,17 @@ describe('If-Match and If-None-Match values', () => {
     ]);
   });
 
-  it.each(['', 'a', '"a', '"a" "b"', '"a",,"b"', '*,"a"', 'w/"a"', '"a\\"b"', '"é"'])(
+  it('accepts empty list elements and ignores them (RFC 9110 §5.6.1)', () => {
+    const a = { weak: false, opaque: 'a' };
+    const b = { weak: false, opaque: 'b' };
+    expect(parseTagList('"a",')).toStrictEqual([a]);
+    expect(parseTagList(', "a"')).toStrictEqual([a]);
+    expect(parseTagList('"a",,"b"')).toStrictEqual([a, b]);
+    expect(parseTagList(' , "a" ,\t, "b" , ')).toStrictEqual([a, b]);
+    expect(parseTagList(',')).toStrictEqual([]);
+  });
+
+  it.each(['', 'a', '"a', '"a" "b"', '*,"a"', '*,', 'w/"a"', '"a\\"b"', '"é"'])(
     'reads the malformed %j as a list that names no tag',
     (value) => {
       expect(parseTagList(value)).toStrictEqual([]);
@@ -110,11 +122,43 @@ describe('If-Match as a write condition (strong comparison)', () => {
   });
 
   it('is satisfied by a listed version, by anything under * or no condition, and by nothing under []', () => {
-    expect(satisfies(3, [2, 3])).toBe(true);
-    expect(satisfies(4, [2, 3])).toBe(false);
-    expect(satisfies(4, [])).toBe(false);
-    expect(satisfies(4, '*')).toBe(true);
+    expect(satisfies(3, { match: [2, 3] })).toBe(true);
+    expect(satisfies(4, { match: [2, 3] })).toBe(false);
+    expect(satisfies(4, { match: [] })).toBe(false);
+    expect(satisfies(4, { match: '*' })).toBe(true);
+    expect(satisfies(4, {})).toBe(true);
     expect(satisfies(4, undefined)).toBe(true);
+  });
+});
+
+describe('If-None-Match as a write condition (weak comparison)', () => {
+  const tags = (...values: string[]) => parseTagList(values.join(', '));
+
+  it('names this book’s versions, weak tags included, and * as it is', () => {
+    expect(ifNoneMatchCondition(7, undefined)).toBeUndefined();
+    expect(ifNoneMatchCondition(7, '*')).toBe('*');
+    expect(
+      ifNoneMatchCondition(7, tags(`W/${entityTag(7, 2)}`, entityTag(7, 3), entityTag(8, 4), '"x"')),
+    ).toStrictEqual([2, 3]);
+  });
+
+  it('fails on an existing book under *, and when a listed version is the stored one', () => {
+    expect(failedPrecondition(2, { noneMatch: '*' })).toBe('If-None-Match');
+    expect(failedPrecondition(2, { noneMatch: [1, 2] })).toBe('If-None-Match');
+    expect(failedPrecondition(3, { noneMatch: [1, 2] })).toBeUndefined();
+    expect(failedPrecondition(3, { noneMatch: [] })).toBeUndefined();
+  });
+
+  it('is evaluated after If-Match (RFC 9110 §13.2.2): a failing If-Match is what the 412 names', () => {
+    expect(failedPrecondition(2, { match: [1], noneMatch: '*' })).toBe('If-Match');
+    expect(failedPrecondition(2, { match: [2], noneMatch: '*' })).toBe('If-None-Match');
+    expect(failedPrecondition(2, { match: '*', noneMatch: [3] })).toBeUndefined();
+  });
+
+  it('says which header failed in the 412', () => {
+    expect(new PreconditionFailedError(7, 2, 'If-None-Match').message).toBe(
+      'Book 7 matches If-None-Match (it exists at a version the request excludes)',
+    );
   });
 });
 

@@ -99,7 +99,7 @@ describe('text that UTF-8 cannot carry', () => {
   });
 
   it('takes paired surrogates (characters outside the BMP) and every other character', () => {
-    expect(parseBookInput({ ...valid, title: '😀 \ud83d\ude00', author: '\uffff\u0000x', isbn: '𝟘' })).toMatchObject({
+    expect(parseBookInput({ ...valid, title: '😀 \ud83d\ude00', author: '\uffff\u200bx', isbn: '𝟘' })).toMatchObject({
       title: '😀 😀',
       isbn: '𝟘',
     });
@@ -114,10 +114,85 @@ describe('text that UTF-8 cannot carry', () => {
     expect(parseBookQuery({ author: 'Émile 😀' }).filter).toEqual({ author: 'Émile 😀' });
   });
 
-  it('is well-formed exactly when no lone surrogate is left', () => {
+  it('refuses U+FFFD, which stands where a decoder met bytes that were not UTF-8: in text fields and the author filter', () => {
+    expect(errorsOf(() => parseBookInput({ ...valid, title: 'Caf\ufffd', author: '\ufffd', isbn: '1\ufffd' }))).toEqual(
+      {
+        title: 'Title must be valid Unicode text',
+        author: 'Author must be valid Unicode text',
+        isbn: 'ISBN must be valid Unicode text',
+      },
+    );
+    expect(errorsOf(() => parseBookQuery({ author: '\ufffd' }))).toEqual({
+      author: 'Author must be valid Unicode text',
+    });
+    expect(errorsOf(() => parseBookQuery({ author: 'x\ufffdy' }))).toEqual({
+      author: 'Author must be valid Unicode text',
+    });
+  });
+
+  it('is well-formed exactly when no lone surrogate and no U+FFFD is left', () => {
+    expect(isWellFormed('\ufffd')).toBe(false);
     expect(isWellFormed('')).toBe(true);
     expect(isWellFormed('\ud83d\ude00')).toBe(true);
     for (const text of lone) expect(isWellFormed(text), JSON.stringify(text)).toBe(false);
+  });
+});
+
+describe('control characters in text fields', () => {
+  const controls = [
+    '\u0000',
+    '\u0001',
+    '\u0008',
+    '\u000b',
+    '\u000c',
+    '\u000e',
+    '\u001c',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    '\u0085',
+    '\u009f',
+  ];
+
+  it.each(controls.map((c) => [c]))(
+    'refuses %j anywhere in title, author and isbn with the field’s message',
+    (control) => {
+      const errors = {
+        title: 'Title must not contain control characters',
+        author: 'Author must not contain control characters',
+        isbn: 'ISBN must not contain control characters',
+      };
+      for (const text of [control, `a${control}`, `${control}b`, `a${control}b`]) {
+        expect(errorsOf(() => parseBookInput({ ...valid, title: text, author: text, isbn: text }))).toEqual(errors);
+        expect(errorsOf(() => parseBookPatch({ title: text, author: text, isbn: text }))).toEqual(errors);
+      }
+    },
+  );
+
+  it('takes tab, line feed and carriage return, and the format characters that are not controls', () => {
+    const text = 'a\tb\nc\r\nd\u200b\u00ade';
+    expect(parseBookInput({ ...valid, title: text, author: text, isbn: text })).toMatchObject({
+      title: text,
+      author: text,
+      isbn: text,
+    });
+  });
+});
+
+describe('ISBNs that normalise to nothing', () => {
+  it.each(['-', '---', ' - - ', '\u00a0-\u3000', '-\t-'])('refuse %j with the spec’s "ISBN is required"', (isbn) => {
+    expect(errorsOf(() => parseBookInput({ ...valid, isbn }))).toEqual({ isbn: 'ISBN is required' });
+    expect(errorsOf(() => parseBookPatch({ isbn }))).toEqual({ isbn: 'ISBN is required' });
+    expect(normalizeIsbn(isbn)).toBe('');
+  });
+
+  it('take one character normalising keeps', () => {
+    expect(parseBookInput({ ...valid, isbn: '-X-' }).isbn).toBe('-X-');
+    expect(normalizeIsbn('-X-')).toBe('X');
+  });
+
+  it('a hyphen is no blank in the other fields', () => {
+    expect(parseBookInput({ ...valid, title: '-', author: '-' })).toMatchObject({ title: '-', author: '-' });
   });
 });
 

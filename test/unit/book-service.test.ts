@@ -90,9 +90,9 @@ describe('BookService', () => {
   it('reports missing books, whatever the condition', async () => {
     await expect(service.get(7)).rejects.toBeInstanceOf(BookNotFoundError);
     await expect(service.patch(7, {})).rejects.toBeInstanceOf(BookNotFoundError);
-    await expect(service.patch(7, {}, [1])).rejects.toBeInstanceOf(BookNotFoundError);
+    await expect(service.patch(7, {}, { match: [1] })).rejects.toBeInstanceOf(BookNotFoundError);
     await expect(service.patch(7, { title: 'x' })).rejects.toBeInstanceOf(BookNotFoundError);
-    await expect(service.replace(7, dune, [])).rejects.toBeInstanceOf(BookNotFoundError);
+    await expect(service.replace(7, dune, { match: [] })).rejects.toBeInstanceOf(BookNotFoundError);
     await expect(service.delete(7)).rejects.toBeInstanceOf(BookNotFoundError);
   });
 
@@ -104,10 +104,10 @@ describe('BookService', () => {
   describe('If-Match conditions', () => {
     it('writes when the stored version is one the condition names, or any with *', async () => {
       const { book } = await service.create(dune);
-      expect((await service.patch(book.id, { title: 'A' }, [1])).version).toBe(2);
-      expect((await service.replace(book.id, dune, [5, 2])).version).toBe(3);
-      expect((await service.patch(book.id, { title: 'B' }, '*')).version).toBe(4);
-      await service.delete(book.id, [4]);
+      expect((await service.patch(book.id, { title: 'A' }, { match: [1] })).version).toBe(2);
+      expect((await service.replace(book.id, dune, { match: [5, 2] })).version).toBe(3);
+      expect((await service.patch(book.id, { title: 'B' }, { match: '*' })).version).toBe(4);
+      await service.delete(book.id, { match: [4] });
       await expect(service.get(book.id)).rejects.toBeInstanceOf(BookNotFoundError);
     });
 
@@ -115,10 +115,10 @@ describe('BookService', () => {
       const created = await service.create(dune);
       await service.patch(created.book.id, { title: 'Changed' });
       for (const attempt of [
-        () => service.patch(created.book.id, { title: 'Lost' }, [1]),
-        () => service.patch(created.book.id, {}, [1]),
-        () => service.replace(created.book.id, dune, []),
-        () => service.delete(created.book.id, [1]),
+        () => service.patch(created.book.id, { title: 'Lost' }, { match: [1] }),
+        () => service.patch(created.book.id, {}, { match: [1] }),
+        () => service.replace(created.book.id, dune, { match: [] }),
+        () => service.delete(created.book.id, { match: [1] }),
       ]) {
         await expect(attempt()).rejects.toEqual(
           expect.objectContaining({ name: 'PreconditionFailedError', currentVersion: 2 }),
@@ -129,8 +129,8 @@ describe('BookService', () => {
 
     it('an empty patch with a current tag returns the book as it is', async () => {
       const created = await service.create(dune);
-      expect(await service.patch(created.book.id, {}, [1])).toEqual(created);
-      await expect(service.patch(created.book.id, {}, [2])).rejects.toBeInstanceOf(PreconditionFailedError);
+      expect(await service.patch(created.book.id, {}, { match: [1] })).toEqual(created);
+      await expect(service.patch(created.book.id, {}, { match: [2] })).rejects.toBeInstanceOf(PreconditionFailedError);
     });
   });
 

@@ -21,13 +21,14 @@ const basic = (user: string, password: string): AuthRequest => ({
 });
 const digest = (challenge: string, username: string, password: string, nonceOf = (c: string) => c): AuthRequest => {
   const nonce = nonceOf(/nonce="([^"]+)"/.exec(challenge)?.[1] as string);
+  const opaque = /opaque="([^"]+)"/.exec(challenge)?.[1] as string;
   const ha1 = md5(`${username}:${REALM}:${password}`);
   const response = md5(`${ha1}:${nonce}:00000001:c0:auth:${md5('GET:/api/books')}`);
   return {
     method: 'GET',
     path: '/api/books',
     query: {},
-    authorization: `Digest username="${username}", realm="${REALM}", nonce="${nonce}", uri="/api/books", qop=auth, nc=00000001, cnonce="c0", response="${response}"`,
+    authorization: `Digest username="${username}", realm="${REALM}", nonce="${nonce}", uri="/api/books", qop=auth, nc=00000001, cnonce="c0", response="${response}", opaque="${opaque}"`,
   };
 };
 const outcome = (result: AuthResult) => (result.ok ? 'accepted' : result.reason);

@@ -77,9 +77,32 @@ describe('the document says what the server accepts', () => {
     },
   );
 
-  it.each(['x', ' x ', '\u001c', '\u0085', '\u200b'])('accepts %j, and the pattern accepts it too', (text) => {
+  it.each(['x', ' x ', '\u200b', 'a\tb\r\nc', '-'])('accepts %j, and the pattern accepts it too', (text) => {
     expect(matches(bookInput.title?.pattern, text)).toBe(true);
     expect(parseBookInput({ ...valid, title: text }).title).toBe(text);
+  });
+
+  it.each(['\u0000', 'a\u001cb', '\u0085', 'x\u007f', '\ufffd', 'x\ufffd'])(
+    'refuses the title %j (a control character or U+FFFD), and the pattern refuses it too',
+    (text) => {
+      expect(matches(bookInput.title?.pattern, text)).toBe(false);
+      expect(() => parseBookInput({ ...valid, title: text })).toThrow();
+    },
+  );
+
+  it.each(['-', ' - ', '-\u3000-'])(
+    'refuses the ISBN %j (nothing left once normalised), and the pattern refuses it too',
+    (isbn) => {
+      expect(matches(bookInput.isbn?.pattern, isbn)).toBe(false);
+      expect(() => parseBookInput({ ...valid, isbn })).toThrow();
+      expect(matches(bookInput.isbn?.pattern, '-1-')).toBe(true);
+    },
+  );
+
+  it('refuses U+FFFD in the author filter, and the parameter’s pattern refuses it too', () => {
+    expect(matches(queryParameter('author').pattern, 'x\ufffd')).toBe(false);
+    expect(matches(queryParameter('author').pattern, 'Émile')).toBe(true);
+    expect(() => parseBookQuery({ author: 'x\ufffd' })).toThrow();
   });
 
   it.each([

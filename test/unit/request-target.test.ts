@@ -46,10 +46,42 @@ describe('a Digest uri names the whole request target', () => {
     expect(uriMatchesRequest('/api/books/1+', request('/api/books/1'))).toBe(false);
   });
 
-  it('compares an absolute URI by its path and query, and refuses what is no request target', () => {
-    expect(uriMatchesRequest('https://example.com/api/books?year=1', request('/api/books', { year: ['1'] }))).toBe(
+  it('an encoded slash (%2F, %2f) never matches a path separator, on either side', () => {
+    expect(uriMatchesRequest('/api%2Fbooks', request('/api/books'))).toBe(false);
+    expect(uriMatchesRequest('/api/books%2f1', request('/api/books/1'))).toBe(false);
+    expect(uriMatchesRequest('/api/books/1', request('/api/books%2F1'))).toBe(false);
+    expect(uriMatchesRequest('/api/books%2F1', request('/api/books%2F1'))).toBe(true);
+  });
+
+  it('takes an absolute URI only on this service’s own origin (scheme, host, port), then by its path and query', () => {
+    const own = (path: string, query: AuthRequest['query'] = {}) => ({
+      ...request(path, query),
+      origin: 'https://api.example.com',
+    });
+    expect(uriMatchesRequest('https://api.example.com/api/books?year=1', own('/api/books', { year: ['1'] }))).toBe(
       true,
     );
+    expect(uriMatchesRequest('HTTPS://API.Example.COM:443/api/books', own('/api/books'))).toBe(true);
+    for (const other of [
+      'https://evil.example/api/books',
+      'http://api.example.com/api/books',
+      'https://api.example.com:8443/api/books',
+      'https://api.example.com.evil.example/api/books',
+      'https://user@api.example.com/api/books',
+      'https://[/api/books',
+    ]) {
+      expect(uriMatchesRequest(other, own('/api/books')), other).toBe(false);
+    }
+    expect(uriMatchesRequest('https://api.example.com/api/books', request('/api/books')), 'origin unknown').toBe(false);
+    expect(
+      uriMatchesRequest('http://127.0.0.1:3000/api/books', {
+        ...request('/api/books'),
+        origin: 'http://127.0.0.1:3000',
+      }),
+    ).toBe(true);
+  });
+
+  it('refuses what is no request target', () => {
     expect(uriMatchesRequest('api/books', request('/api/books'))).toBe(false);
     expect(uriMatchesRequest('/api/books#top', request('/api/books'))).toBe(false);
     expect(uriMatchesRequest('/api/books/%E0%A4%A', request('/api/books/%E0%A4%A'))).toBe(false);
