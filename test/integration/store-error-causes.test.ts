@@ -54,7 +54,7 @@ describe('the book store keeps the DynamoDB error behind each error it names', (
 
     const target = await store.create(newBook('cause-stale'));
     const stale = await rejection(
-      store.update(target.book.id, { title: 'x', updatedAt: 'u' }, [target.version + 5]),
+      store.update(target.book.id, { title: 'x', updatedAt: 'u' }, { match: [target.version + 5] }),
       PreconditionFailedError,
     );
     expect(stale.cause).toEqual(conditionalCheckFailure);
