@@ -4,7 +4,8 @@ import type { Book } from './types';
 
 /**
  * The text that makes each character cost most in JSON: a control character other than \b \f \n
- * \r \t, which JSON.stringify writes as the six bytes `\u0001`. (Any other character costs at most
+ * \r \t, which JSON.stringify writes as the six bytes `\u0001`. New books may no longer hold one,
+ * but books stored before that rule may, and the cap must hold for every book a table can list. (Any other character costs at most
  * 4 bytes: 3 for most of the BMP in UTF-8, 4 for an astral one, which is still one code point.)
  */
 const COSTLIEST_CHARACTER = '\u0001';

@@ -5,12 +5,19 @@ import { parseBookInput } from '../../shared/books/schemas';
 import { DEFAULTS, readSetting } from '../../shared/config';
 
 describe('the unpaged list’s default cap', () => {
-  it('is derived from a book the contract accepts, every field at its longest and costliest in JSON', () => {
+  it('is derived from a book with every field at its longest and costliest in JSON, control characters included (stored before they were refused)', () => {
     const { title, author, isbn, publicationYear } = LARGEST_BOOK;
-    expect(parseBookInput({ title, author, isbn, publicationYear })).toEqual({ title, author, isbn, publicationYear });
-    expect(() => parseBookInput({ title: `${title}x`, author, isbn, publicationYear })).toThrow();
-    expect(() => parseBookInput({ title, author: `${author}x`, isbn, publicationYear })).toThrow();
-    expect(() => parseBookInput({ title, author, isbn: `${isbn}x`, publicationYear })).toThrow();
+    const lengthsAccepted = {
+      title: 'a'.repeat(title.length),
+      author: 'a'.repeat(author.length),
+      isbn: 'a'.repeat(isbn.length),
+    };
+    expect(parseBookInput({ ...lengthsAccepted, publicationYear })).toEqual({ ...lengthsAccepted, publicationYear });
+    expect(() => parseBookInput({ ...lengthsAccepted, title: `${lengthsAccepted.title}x`, publicationYear })).toThrow();
+    expect(() =>
+      parseBookInput({ ...lengthsAccepted, author: `${lengthsAccepted.author}x`, publicationYear }),
+    ).toThrow();
+    expect(() => parseBookInput({ ...lengthsAccepted, isbn: `${lengthsAccepted.isbn}x`, publicationYear })).toThrow();
     // Six bytes a character (`\u0001`), more than any other character costs, astral ones included.
     for (const character of ['\u0000', '\u001f', '"', 'é', '\u2028', '\uffff', '😀']) {
       expect(JSON.stringify(character).length - 2).toBeLessThanOrEqual(6);
