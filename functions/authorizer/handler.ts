@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { readSetting } from '../../shared/config';
 import { logger } from '../../shared/observability/logger';
 import { countAuthenticationDenied } from '../../shared/observability/metrics';
 import { getAuthenticator } from './wiring';
@@ -16,6 +17,17 @@ const headerValues = (event: APIGatewayRequestAuthorizerEvent, name: string): st
   return Object.entries(event.headers ?? {})
     .filter(([key, value]) => key.toLowerCase() === name && value !== undefined)
     .map(([, value]) => value as string);
+};
+
+/**
+ * The request's origin when CORS lets it in: the ACCESS_DENIED gateway response echoes it, since a
+ * gateway response can map a header only from the authorizer's context, never choose among origins.
+ */
+const corsOriginOf = (event: APIGatewayRequestAuthorizerEvent): { corsOrigin?: string } => {
+  const [origin, ...more] = headerValues(event, 'origin');
+  return origin !== undefined && more.length === 0 && readSetting('corsAllowedOrigins').includes(origin)
+    ? { corsOrigin: origin }
+    : {};
 };
 
 /**
@@ -64,6 +76,6 @@ export const handler = async (
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: event.methodArn }],
     },
-    context: { challenge: result.challenge },
+    context: { challenge: result.challenge, ...corsOriginOf(event) },
   };
 };

@@ -3,8 +3,11 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { corsOriginHeaders } from '../../shared/http/cors';
 import { INTERNAL_ERROR_MESSAGE } from '../../shared/http/responses';
+import { GATEWAY_HEADERS } from '../../shared/http/standard-headers';
 import { acknowledge } from './acknowledge';
+import { staticHeaderValues } from './gateway-methods';
 
 export interface BookRestApiProps {
   stage: string;
@@ -16,6 +19,8 @@ export interface BookRestApiProps {
   webAclArn?: string;
   /** What happens to the access-log group when the stack is deleted. */
   removalPolicy: RemovalPolicy;
+  /** Browser origins CORS lets in (none: no CORS fields). */
+  corsAllowedOrigins: readonly string[];
 }
 
 /**
@@ -104,38 +109,67 @@ export class BookRestApi extends Construct {
       'AwsSolutions-APIG2',
       'Parameters are validated by API Gateway; bodies by the handlers with the same valibot schemas the OpenAPI document shows, because the contract fixes the 400 body (timestamp, status, errors per field), which a gateway model validation cannot produce.',
     );
-    this.addGatewayResponses(props.realm);
+    this.addGatewayResponses(props.realm, props.corsAllowedOrigins);
+  }
+
+  /**
+   * The standard and CORS fields of API Gateway's own answers. A gateway response maps static values
+   * or request context, never a choice among origins: with one listed origin it names it; with
+   * several, only the 401 of a Deny does (the authorizer puts a listed origin in its context), and
+   * the others carry `Vary: Origin` alone (docs/behaviour.md#cors).
+   */
+  private static gatewayHeaders(corsOrigins: readonly string[], deny = false): Record<string, string> {
+    const headers = staticHeaderValues({ ...GATEWAY_HEADERS, ...(corsOrigins.length > 0 && { Vary: 'Origin' }) });
+    if (corsOrigins.length === 1)
+      return { ...headers, ...staticHeaderValues(corsOriginHeaders(corsOrigins[0] as string)) };
+    if (corsOrigins.length > 1 && deny) {
+      const { 'Access-Control-Allow-Origin': _, ...grant } = corsOriginHeaders('');
+      return {
+        ...headers,
+        ...staticHeaderValues(grant),
+        'Access-Control-Allow-Origin': 'context.authorizer.corsOrigin',
+      };
+    }
+    return headers;
   }
 
   /** Responses API Gateway gives by itself, shaped like the contract's. */
-  private addGatewayResponses(realm: string) {
+  private addGatewayResponses(realm: string, corsOrigins: readonly string[]) {
+    const headers = BookRestApi.gatewayHeaders(corsOrigins);
     // A Deny from the authorizer: 401 with the challenge it computed (one fresh nonce per response).
     this.api.addGatewayResponse('AccessDenied', {
       type: apigateway.ResponseType.ACCESS_DENIED,
       statusCode: '401',
-      responseHeaders: { 'WWW-Authenticate': 'context.authorizer.challenge' },
+      responseHeaders: {
+        ...BookRestApi.gatewayHeaders(corsOrigins, true),
+        'WWW-Authenticate': 'context.authorizer.challenge',
+      },
       templates: { 'application/json': '' },
     });
     // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
     this.api.addGatewayResponse('Unauthorized', {
       type: apigateway.ResponseType.UNAUTHORIZED,
       statusCode: '401',
-      responseHeaders: { 'WWW-Authenticate': `'Basic realm="${realm}"'` },
+      responseHeaders: { ...headers, 'WWW-Authenticate': `'Basic realm="${realm}"'` },
       templates: { 'application/json': '' },
     });
     // An unknown path or method: 404 with no body, instead of 403 "Missing Authentication Token".
     this.api.addGatewayResponse('UnknownRoute', {
       type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN,
       statusCode: '404',
+      responseHeaders: headers,
       templates: { 'application/json': '' },
     });
     this.api.addGatewayResponse('Default5xx', {
       type: apigateway.ResponseType.DEFAULT_5XX,
       statusCode: '500',
-      responseHeaders: { 'Content-Type': "'application/json'" },
+      responseHeaders: { ...headers, 'Content-Type': "'application/json'" },
       templates: {
         'application/json': `{"timestamp":"$context.requestTime","status":500,"message":${JSON.stringify(INTERNAL_ERROR_MESSAGE)}}`,
       },
     });
+    // Every other answer of API Gateway's own (throttled 429, WAF 403, too large 413) keeps its status
+    // and body and gains the standard fields.
+    this.api.addGatewayResponse('Default4xx', { type: apigateway.ResponseType.DEFAULT_4XX, responseHeaders: headers });
   }
 }

@@ -12,6 +12,7 @@ describe('stack options from cdk context', () => {
       basicChallenge: 'last',
       lockout: { failureLimit: 100, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 900 },
       publicReads: false,
+      corsAllowedOrigins: [],
       requireIfMatch: false,
       retainData: false,
       throttling: { rateLimit: 50, burstLimit: 100 },

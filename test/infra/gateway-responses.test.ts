@@ -50,9 +50,10 @@ beforeAll(() => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('gateway responses answer what the OpenAPI document promises', () => {
-  it('are the four the stack configures', () => {
+  it('are the five the stack configures', () => {
     expect(gatewayResponses.map((response) => response.ResponseType).sort()).toEqual([
       'ACCESS_DENIED',
+      'DEFAULT_4XX',
       'DEFAULT_5XX',
       'MISSING_AUTHENTICATION_TOKEN',
       'UNAUTHORIZED',
