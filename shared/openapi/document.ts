@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
+import { allowHeader, RESOURCE_PATHS, ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
 import { documentedCounterpart } from '../books/documented-checks';
 import { IdempotencyKeyReusedError } from '../books/errors';
 import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../books/idempotency';
@@ -10,7 +10,8 @@ import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from 
 import { BOOK_FIELDS } from '../books/types';
 import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
-import { CONTENDED_WRITE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
+import { CONTENDED_WRITE_MESSAGE, INTERNAL_ERROR_MESSAGE, METHOD_NOT_ALLOWED_MESSAGE } from '../http/responses';
+import { CACHE_CONTROL } from '../http/standard-headers';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies, path and query parameters come from the
@@ -23,6 +24,7 @@ export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, 
 export interface Operation {
   operationId: string;
   summary: string;
+  description?: string;
   tags: string[];
   security: Record<string, string[]>[];
   parameters?: Record<string, unknown>[];
@@ -121,7 +123,14 @@ const ETAG = {
     schema: { type: 'string' },
   },
 };
-const BOOK_OK = { description: 'The book', headers: ETAG, content: jsonContent(ref('Book')) };
+/** A read with a validator: a browser may keep it only to revalidate it (docs/behaviour.md#caching). */
+const REVALIDATE = {
+  'Cache-Control': {
+    description: `\`${CACHE_CONTROL.revalidate}\`: no shared cache stores it; a browser revalidates it with If-None-Match before each use. Every other answer of the API is \`${CACHE_CONTROL.noStore}\``,
+    schema: { const: CACHE_CONTROL.revalidate },
+  },
+};
+const BOOK_OK = { description: 'The book', headers: { ...ETAG, ...REVALIDATE }, content: jsonContent(ref('Book')) };
 const NOT_FOUND = { description: 'No book has this id (no body)' };
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
@@ -219,7 +228,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '200': BOOK_OK,
       '304': {
         description: 'If-None-Match named the current ETag: the client’s copy is current (no body)',
-        headers: ETAG,
+        headers: { ...ETAG, ...REVALIDATE },
       },
       '400': response('ValidationFailed'),
       '404': NOT_FOUND,
@@ -327,6 +336,50 @@ const operation = (route: Route, publicReads: boolean): Operation => {
     },
   };
 };
+
+/** HEAD of a GET route: its statuses and headers, never a body (RFC 9110 §9.3.2). */
+const headOperation = (get: Operation): Operation => ({
+  ...get,
+  operationId: `${get.operationId}Head`,
+  summary: `Headers only: ${get.summary.charAt(0).toLowerCase()}${get.summary.slice(1)}`,
+  description: 'The GET operation’s status and headers (Content-Length included) without its body',
+  responses: Object.fromEntries(
+    Object.entries(get.responses).map(([status, answer]) => [
+      status,
+      '$ref' in answer
+        ? { description: 'As for GET, without the body' }
+        : { description: answer.description, ...(answer.headers ? { headers: answer.headers } : {}) },
+    ]),
+  ),
+});
+
+/** `/api/books/{id}` → `ApiBooksId`, for the OPTIONS operation's id. */
+const pathName = (path: string) =>
+  path
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+const ALLOW = (path: string) => ({
+  Allow: { description: 'The methods this path takes', schema: { const: allowHeader(path) } },
+});
+
+/** OPTIONS, which API Gateway answers itself on every path of the route table, without credentials. */
+const optionsOperation = (path: string, route: Route): Operation => ({
+  operationId: `options${pathName(path)}`,
+  summary: 'The methods this path takes (and, for a configured browser origin, a CORS preflight’s answer)',
+  description: `Needs no credentials. Any method this path does not take gets 405 with Allow and {timestamp, status: 405, message: "${METHOD_NOT_ALLOWED_MESSAGE}"}`,
+  tags: ['meta'],
+  security: [],
+  ...(route.path.includes('{') && { parameters: pathParameters(route) }),
+  responses: {
+    '204': { description: 'No body; Allow lists the methods', headers: ALLOW(path) },
+    '400': response('MalformedHost'),
+    '429': response('TooManyRequests'),
+    '500': response('InternalError'),
+  },
+});
 
 /**
  * API Gateway's own 500 (gateway response DEFAULT_5XX) can only substitute variables into its body,
@@ -468,10 +521,13 @@ export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?
   const paths: OpenApiDocument['paths'] = {};
   for (const route of ROUTES) {
     paths[route.path] ??= {};
-    (paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()] = operation(
-      route,
-      options.publicReads,
-    );
+    const pathItem = paths[route.path] as Record<string, Operation>;
+    pathItem[route.method.toLowerCase()] = operation(route, options.publicReads);
+    if (route.method === 'GET') pathItem.head = headOperation(pathItem.get as Operation);
+  }
+  for (const path of RESOURCE_PATHS) {
+    const route = ROUTES.find((candidate) => candidate.path === path) as Route;
+    (paths[path] as Record<string, Operation>).options = optionsOperation(path, route);
   }
   return {
     openapi: '3.1.0',
