@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { allowHeader, RESOURCE_PATHS, ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
+import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
 import { documentedCounterpart } from '../books/documented-checks';
 import { IdempotencyKeyReusedError } from '../books/errors';
 import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../books/idempotency';
@@ -130,7 +130,8 @@ const REVALIDATE = {
     schema: { const: CACHE_CONTROL.revalidate },
   },
 };
-const BOOK_OK = { description: 'The book', headers: { ...ETAG, ...REVALIDATE }, content: jsonContent(ref('Book')) };
+const BOOK_OK = { description: 'The book', headers: ETAG, content: jsonContent(ref('Book')) };
+const BOOK_READ = { ...BOOK_OK, headers: { ...ETAG, ...REVALIDATE } };
 const NOT_FOUND = { description: 'No book has this id (no body)' };
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
@@ -225,7 +226,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     summary: 'Read a book',
     headers: ['If-None-Match'],
     responses: {
-      '200': BOOK_OK,
+      '200': BOOK_READ,
       '304': {
         description: 'If-None-Match named the current ETag: the client’s copy is current (no body)',
         headers: { ...ETAG, ...REVALIDATE },
@@ -351,34 +352,6 @@ const headOperation = (get: Operation): Operation => ({
         : { description: answer.description, ...(answer.headers ? { headers: answer.headers } : {}) },
     ]),
   ),
-});
-
-/** `/api/books/{id}` → `ApiBooksId`, for the OPTIONS operation's id. */
-const pathName = (path: string) =>
-  path
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-
-const ALLOW = (path: string) => ({
-  Allow: { description: 'The methods this path takes', schema: { const: allowHeader(path) } },
-});
-
-/** OPTIONS, which API Gateway answers itself on every path of the route table, without credentials. */
-const optionsOperation = (path: string, route: Route): Operation => ({
-  operationId: `options${pathName(path)}`,
-  summary: 'The methods this path takes (and, for a configured browser origin, a CORS preflight’s answer)',
-  description: `Needs no credentials. Any method this path does not take gets 405 with Allow and {timestamp, status: 405, message: "${METHOD_NOT_ALLOWED_MESSAGE}"}`,
-  tags: ['meta'],
-  security: [],
-  ...(route.path.includes('{') && { parameters: pathParameters(route) }),
-  responses: {
-    '204': { description: 'No body; Allow lists the methods', headers: ALLOW(path) },
-    '400': response('MalformedHost'),
-    '429': response('TooManyRequests'),
-    '500': response('InternalError'),
-  },
 });
 
 /**
@@ -525,16 +498,12 @@ export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?
     pathItem[route.method.toLowerCase()] = operation(route, options.publicReads);
     if (route.method === 'GET') pathItem.head = headOperation(pathItem.get as Operation);
   }
-  for (const path of RESOURCE_PATHS) {
-    const route = ROUTES.find((candidate) => candidate.path === path) as Route;
-    (paths[path] as Record<string, Operation>).options = optionsOperation(path, route);
-  }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Book Library Service',
       version: '1.0.0',
-      description: 'Book records over HTTP with JSON bodies, protected by HTTP Basic and Digest authentication.',
+      description: `Book records over HTTP with JSON bodies, protected by HTTP Basic and Digest authentication. Every path also answers OPTIONS without credentials (204, \`Allow\` listing its methods, and a CORS preflight's answer for a configured browser origin), and any method it does not take with 405, \`Allow\` and {timestamp, status: 405, message: "${METHOD_NOT_ALLOWED_MESSAGE}"}.`,
     },
     ...(options.serverUrl && { servers: [{ url: options.serverUrl }] }),
     tags: [{ name: 'books' }, { name: 'meta' }],
