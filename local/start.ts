@@ -132,7 +132,7 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
       digestAlgorithms: setting('digestAlgorithms'),
       ...lockout,
       basicChallenge: setting('basicChallenge'),
-      corsAllowedOrigins: setting('corsAllowedOrigins'),
+      ...(setting('corsAllowedOrigins').length > 0 && { corsAllowedOrigins: setting('corsAllowedOrigins') }),
       // On a laptop the JSON access line and EMF blobs repeat the one-line request log; errors still print.
       logLevel: setting('logLevel') ?? 'WARN',
       metricsDisabled: setting('metricsDisabled') ?? 'true',

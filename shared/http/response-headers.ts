@@ -16,10 +16,12 @@ export const responseHeaders = (): MiddlewareObj<HttpEvent, HttpResponse> => {
   const finish = (request: Request<HttpEvent, HttpResponse>) => {
     const response = request.response;
     if (!response) return;
-    const origin = headerValue(request.event, 'origin');
+    const allowed = readSetting('corsAllowedOrigins');
+    // The request's headers are read only when CORS is on: a broken event still gets its 500.
+    const origin = allowed.length > 0 ? headerValue(request.event, 'origin') : undefined;
     response.headers = {
       ...withStandardHeaders(request.event.httpMethod, response.statusCode, response.headers),
-      ...corsHeaders(origin, readSetting('corsAllowedOrigins')),
+      ...corsHeaders(origin, allowed),
     };
     const body: unknown = response.body;
     if (request.event.httpMethod === 'HEAD' && body instanceof Readable) {
