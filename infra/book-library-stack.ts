@@ -10,6 +10,7 @@ import { DEFAULTS, toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
+import { addGatewayMethods } from './constructs/gateway-methods';
 import { BookRestApi } from './constructs/rest-api';
 import { type FunctionArchitecture, RouteFunction } from './constructs/route-function';
 import { ServiceTables } from './constructs/tables';
@@ -29,6 +30,8 @@ export interface BookLibraryStackProps extends StackProps {
   basicChallenge?: BasicChallengePlacement;
   /** The two GET routes need no credentials. */
   publicReads: boolean;
+  /** Browser origins CORS lets in (`https://app.example.com`); default none: no CORS at all. */
+  corsAllowedOrigins?: readonly string[];
   /** PUT, PATCH and DELETE without If-Match get 428 (default off: the contract's clients send none). */
   requireIfMatch?: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -78,6 +81,7 @@ export class BookLibraryStack extends Stack {
       throttling: props.throttling,
       tracing,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      corsAllowedOrigins: props.corsAllowedOrigins ?? [],
       ...(props.webAclArn && { webAclArn: props.webAclArn }),
     });
     this.api = restApi.api;
@@ -87,6 +91,7 @@ export class BookLibraryStack extends Stack {
       digestAlgorithms: props.digestAlgorithms ?? DEFAULT_DIGEST_OFFER,
       lockout: props.lockout ?? DEFAULT_LOCKOUT_POLICY,
       basicChallenge: props.basicChallenge ?? DEFAULT_BASIC_CHALLENGE,
+      corsAllowedOrigins: props.corsAllowedOrigins ?? [],
       tracing,
       samLocal,
       architecture,
@@ -107,13 +112,13 @@ export class BookLibraryStack extends Stack {
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
-      this.addMethod(
-        route,
-        this.integrationOf(route, fn, streaming),
-        restApi.parameterValidator,
-        requiresAuth(route, props.publicReads) && auth.authorizer,
-      );
+      const authorizer = requiresAuth(route, props.publicReads) && auth.authorizer;
+      const integration = this.integrationOf(route, fn, streaming);
+      this.addMethod(route, route.method, integration, restApi.parameterValidator, authorizer);
+      // HEAD runs the GET route's function, which sees HEAD (RFC 9110 §9.3.2); API Gateway drops the body.
+      if (route.method === 'GET') this.addMethod(route, 'HEAD', integration, restApi.parameterValidator, authorizer);
     }
+    addGatewayMethods(this.api, props.corsAllowedOrigins ?? []);
 
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
@@ -130,8 +135,10 @@ export class BookLibraryStack extends Stack {
   }
 
   private routeEnvironment(route: Route, props: BookLibraryStackProps): Record<string, string> {
-    if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads });
+    const cors = props.corsAllowedOrigins?.length ? { corsAllowedOrigins: props.corsAllowedOrigins } : {};
+    if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads, ...cors });
     return toEnvironment({
+      ...cors,
       booksTableName: this.tables.books.tableName,
       ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks ?? DEFAULTS.listMaxBooks }),
       ...(route.access === 'write' && { requireIfMatch: props.requireIfMatch ?? false }),
@@ -152,11 +159,12 @@ export class BookLibraryStack extends Stack {
 
   private addMethod(
     route: Route,
+    httpMethod: string,
     integration: apigateway.LambdaIntegration,
     validator: apigateway.RequestValidator,
     authorizer: apigateway.IAuthorizer | false,
   ) {
-    const method = this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
+    const method = this.api.root.resourceForPath(route.path).addMethod(httpMethod, integration, {
       requestValidator: validator,
       requestParameters: Object.fromEntries(
         [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [`method.request.path.${name}`, true]),

@@ -1,7 +1,7 @@
 import { type BasicChallengePlacement, parseBasicChallenge } from '../shared/auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
 import { type LockoutPolicy, parseLockoutPolicy } from '../shared/auth/lockout';
-import { DEFAULTS } from '../shared/config';
+import { DEFAULTS, SETTINGS } from '../shared/config';
 import type { BookLibraryStackProps } from './book-library-stack';
 import { type FunctionArchitecture, machineArchitecture } from './constructs/route-function';
 
@@ -61,6 +61,13 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const cap = Number(value);
     return Number.isSafeInteger(cap) && cap > 0 ? cap : invalid('listMaxBooks', value, 'a positive whole number');
   };
+  const corsAllowedOrigins = (): readonly string[] => {
+    try {
+      return SETTINGS.corsAllowedOrigins.parse(optional('corsAllowedOrigins'), 'corsAllowedOrigins');
+    } catch (error) {
+      throw new InvalidContextError(`Context option ${(error as Error).message}`, { cause: error });
+    }
+  };
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
@@ -71,6 +78,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     lockout: lockout(),
     basicChallenge: basicChallenge(),
     publicReads: flag('publicReads'),
+    corsAllowedOrigins: corsAllowedOrigins(),
     requireIfMatch: flag('requireIfMatch'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {

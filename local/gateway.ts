@@ -127,7 +127,7 @@ export const proxyEventOf = (
   return {
     resource: match.route.path,
     path: url.pathname,
-    httpMethod: match.route.method,
+    httpMethod: match.method,
     headers: { ...headers, ...forwarded },
     multiValueHeaders: {
       ...multiValueHeaders,
@@ -143,7 +143,7 @@ export const proxyEventOf = (
       apiId: 'local',
       authorizer: undefined,
       protocol: `HTTP/${request.httpVersion}`,
-      httpMethod: match.route.method,
+      httpMethod: match.method,
       identity: {
         accessKey: null,
         accountId: null,

@@ -12,15 +12,18 @@ import type {
 } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
-import { DEFAULTS } from '../shared/config';
+import { DEFAULTS, readSetting } from '../shared/config';
+import { corsHeaders, preflightHeaders } from '../shared/http/cors';
 import { isValidHostHeader } from '../shared/http/origin';
 import {
   empty,
   failure,
   GATEWAY_BODY_TOO_LARGE_MESSAGE,
   internalError,
+  methodNotAllowed,
   validationFailure,
 } from '../shared/http/responses';
+import { GATEWAY_HEADERS } from '../shared/http/standard-headers';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { expectationFailed, framingFault, hostValues } from './framing';
 import {
@@ -31,7 +34,7 @@ import {
   toProxyEvent,
   writeResult,
 } from './gateway';
-import { matchRoute, type RouteMatch } from './route-matching';
+import { matchResource, matchRoute, type RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -51,6 +54,8 @@ export interface LocalServerOptions {
   ready?: Promise<void>;
   /** Print one line per request. */
   log?: (line: string) => void;
+  /** Browser origins CORS lets in (the stack's `corsAllowedOrigins`); default: CORS_ALLOWED_ORIGINS. */
+  corsAllowedOrigins?: readonly string[];
   /** The connection limits; the defaults are LOCAL_SERVER_LIMITS. */
   limits?: Partial<LocalServerLimits>;
 }
@@ -147,7 +152,8 @@ const writeSafely = (response: ServerResponse, result: APIGatewayProxyResult | S
       return result.statusCode;
     }
     for (const name of response.getHeaderNames()) response.removeHeader(name);
-    writeResult(response, internalError());
+    const fallback = internalError();
+    writeResult(response, { ...fallback, headers: { ...GATEWAY_HEADERS, ...fallback.headers } });
     return 500;
   }
 };
@@ -171,6 +177,7 @@ const answerUnparsable = (error: NodeJS.ErrnoException, socket: Duplex) => {
   const head = [
     `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`,
     'Content-Type: application/json',
+    ...Object.entries(GATEWAY_HEADERS).map(([name, value]) => `${name}: ${value}`),
     `Content-Length: ${Buffer.byteLength(result.body)}`,
     'Connection: close',
   ];
@@ -197,6 +204,32 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
 
   const invocation = pLimit(limits.maxConcurrentInvocations);
   const faultyConnections = new WeakSet<object>();
+  const allowedOrigins = options.corsAllowedOrigins ?? readSetting('corsAllowedOrigins');
+  const originOf = (request: IncomingMessage) => request.headers.origin;
+
+  /**
+   * An answer the gateway gives itself (the stack's gateway responses and MOCK methods): the
+   * standard headers and, for a listed origin, CORS, as on every function's answer.
+   */
+  const gatewayAnswer = (request: IncomingMessage, result: APIGatewayProxyResult): APIGatewayProxyResult => ({
+    ...result,
+    headers: { ...GATEWAY_HEADERS, ...result.headers, ...corsHeaders(originOf(request), allowedOrigins) },
+  });
+
+  /**
+   * A known path asked with a method it has no route for (the stack's OPTIONS and ANY MOCK methods):
+   * OPTIONS is 204 with `Allow` (and a preflight's answer), needing no credentials; any other is 405.
+   */
+  const answerResource = (request: IncomingMessage, allow: string): APIGatewayProxyResult => {
+    if (request.method === 'OPTIONS') {
+      return {
+        statusCode: 204,
+        headers: { ...GATEWAY_HEADERS, Allow: allow, ...preflightHeaders(originOf(request), allowedOrigins, allow) },
+        body: '',
+      };
+    }
+    return gatewayAnswer(request, methodNotAllowed(allow));
+  };
 
   /** The authorizer (where the route needs it), then the handler, with the events API Gateway would send. */
   const invoke = async (
@@ -210,7 +243,9 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
       const authorizerEvent = toAuthorizerEvent(event);
       const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
-      if (!isAllowed(result, authorizerEvent.methodArn)) return accessDenied(result, options.realm ?? DEFAULTS.realm);
+      if (!isAllowed(result, authorizerEvent.methodArn)) {
+        return gatewayAnswer(request, accessDenied(result, options.realm ?? DEFAULTS.realm));
+      }
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
     const handler = await loadHandler<ProxyHandler>(match.route.entry);
@@ -222,25 +257,27 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     await options.ready;
     if (headerBytes(request) > GATEWAY_MAX_HEADER_BYTES) {
       request.resume();
-      return failure(431, 'Request headers are too large');
+      return gatewayAnswer(request, failure(431, 'Request headers are too large'));
     }
     // Links are built on the server's own origin, never on Host; a malformed one is still refused,
     // as a gateway cannot route it (on AWS such a request never reaches the API).
     if (!hostValues(request).every((host) => isValidHostHeader(host))) {
       request.resume();
-      return validationFailure({ host: MALFORMED_HOST });
+      return gatewayAnswer(request, validationFailure({ host: MALFORMED_HOST }));
     }
     const url = requestTarget(request.url);
     const match = url && matchRoute(request.method ?? '', url.pathname);
     if (!url || !match) {
       request.resume();
-      return empty(404);
+      const resource = url && matchResource(url.pathname);
+      return resource ? answerResource(request, resource.allow) : gatewayAnswer(request, empty(404));
     }
     let body: Buffer;
     try {
       body = await readBody(request);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return failure(413, GATEWAY_BODY_TOO_LARGE_MESSAGE);
+      if (error instanceof BodyTooLargeError)
+        return gatewayAnswer(request, failure(413, GATEWAY_BODY_TOO_LARGE_MESSAGE));
       throw error;
     }
     return invocation(() => invoke(request, url, body, match));
@@ -271,7 +308,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
           if (error instanceof RequestAbortedError) return undefined; // nobody left to answer
           // What API Gateway's DEFAULT_5XX response gives when a function fails outright.
           console.error(`[${randomUUID()}] handler failed`, error);
-          return internalError();
+          return gatewayAnswer(request, internalError());
         })
         .then((result) => {
           if (!result) return;

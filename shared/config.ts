@@ -78,6 +78,19 @@ const flag = (fallback: boolean) => (raw: Raw, name: string) =>
   raw ? raw === 'true' || (raw !== 'false' && invalid(name, raw, '"true" or "false"')) : fallback;
 const digestOffer = (raw: Raw, name: string): readonly DigestAlgorithm[] =>
   parseDigestOffer(raw) ?? invalid(name, raw ?? '', 'MD5, SHA-256 or both, comma-separated');
+/** Comma-separated origins (`scheme://host[:port]`, as a browser sends `Origin`), each checked. */
+const originList = (raw: Raw, name: string): readonly string[] => {
+  const origins = (raw ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  for (const origin of origins) {
+    if (origin === 'null' || !URL.canParse(origin) || new URL(origin).origin !== origin) {
+      invalid(name, raw ?? '', 'origins such as https://app.example.com, comma-separated (no path, no trailing slash)');
+    }
+  }
+  return origins;
+};
 const basicChallengePlacement = (raw: Raw, name: string): BasicChallengePlacement =>
   parseBasicChallenge(raw) ?? invalid(name, raw ?? '', 'last, first or none');
 
@@ -108,6 +121,8 @@ export const SETTINGS = {
   basicChallenge: setting('BASIC_CHALLENGE', basicChallengePlacement),
   /** The two GET routes need no credentials (the OpenAPI document then says so). */
   publicReads: setting('PUBLIC_READS', flag(false)),
+  /** Browser origins allowed to call the API (CORS); unset: none, no CORS headers at all. */
+  corsAllowedOrigins: setting('CORS_ALLOWED_ORIGINS', originList, (origins) => origins.join(',')),
   /** PUT, PATCH and DELETE without If-Match get 428 (the stack's requireIfMatch option). */
   requireIfMatch: setting('REQUIRE_IF_MATCH', flag(false)),
   /** Service name on log lines and metrics (Powertools reads the same variable). */

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { queryOfEvent } from '../../shared/auth/request-target';
+import { readSetting } from '../../shared/config';
 import { originOf } from '../../shared/http/origin';
 import { logger } from '../../shared/observability/logger';
 import { countAuthenticationDenied } from '../../shared/observability/metrics';
@@ -29,6 +30,17 @@ const ownOrigin = (event: APIGatewayRequestAuthorizerEvent): string | undefined 
       port: headerValues(event, 'x-forwarded-port')[0] as string,
     }),
   });
+
+/**
+ * The request's origin when CORS lets it in: the ACCESS_DENIED gateway response echoes it, since a
+ * gateway response can map a header only from the authorizer's context, never choose among origins.
+ */
+const corsOriginOf = (event: APIGatewayRequestAuthorizerEvent): { corsOrigin?: string } => {
+  const [origin, ...more] = headerValues(event, 'origin');
+  return origin !== undefined && more.length === 0 && readSetting('corsAllowedOrigins').includes(origin)
+    ? { corsOrigin: origin }
+    : {};
+};
 
 /**
  * REQUEST authorizer. Missing or bad credentials give a Deny whose context carries the challenge
@@ -77,6 +89,6 @@ export const handler = async (
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: event.methodArn }],
     },
-    context: { challenge: result.challenge },
+    context: { challenge: result.challenge, ...corsOriginOf(event) },
   };
 };

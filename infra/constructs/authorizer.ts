@@ -15,6 +15,8 @@ export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tr
   digestAlgorithms: readonly DigestAlgorithm[];
   lockout: LockoutPolicy;
   basicChallenge: BasicChallengePlacement;
+  /** Browser origins CORS lets in: a Deny names a listed request's origin for the 401's CORS field. */
+  corsAllowedOrigins: readonly string[];
 }
 
 /**
@@ -42,6 +44,7 @@ export class BasicDigestAuthorizer extends Construct {
         lockoutAfter: props.lockout.lockoutAfter,
         lockoutSeconds: props.lockout.lockoutSeconds,
         lockoutMaxSeconds: props.lockout.lockoutMaxSeconds,
+        ...(props.corsAllowedOrigins.length > 0 && { corsAllowedOrigins: props.corsAllowedOrigins }),
       }),
     }).function;
     // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/wiring.ts);

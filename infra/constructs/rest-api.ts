@@ -3,12 +3,15 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { corsOriginHeaders } from '../../shared/http/cors';
 import {
   GATEWAY_BODY_TOO_LARGE_MESSAGE,
   GATEWAY_TIMEOUT_MESSAGE,
   INTERNAL_ERROR_MESSAGE,
 } from '../../shared/http/responses';
+import { GATEWAY_HEADERS } from '../../shared/http/standard-headers';
 import { acknowledge } from './acknowledge';
+import { staticHeaderValues } from './gateway-methods';
 
 export interface BookRestApiProps {
   stage: string;
@@ -20,6 +23,8 @@ export interface BookRestApiProps {
   webAclArn?: string;
   /** What happens to the access-log group when the stack is deleted. */
   removalPolicy: RemovalPolicy;
+  /** Browser origins CORS lets in (none: no CORS fields). */
+  corsAllowedOrigins: readonly string[];
 }
 
 /**
@@ -31,6 +36,8 @@ export class BookRestApi extends Construct {
   readonly api: apigateway.RestApi;
   /** Path parameters are declared required and checked by API Gateway. */
   readonly parameterValidator: apigateway.RequestValidator;
+  /** Cache-Control, nosniff and the CORS fields every gateway response carries (set before any is added). */
+  private standardHeaders: Record<string, string> = {};
 
   constructor(scope: Construct, id: string, props: BookRestApiProps) {
     super(scope, id);
@@ -113,7 +120,28 @@ export class BookRestApi extends Construct {
       'AwsSolutions-APIG2',
       'Parameters are validated by API Gateway; bodies by the handlers with the same valibot schemas the OpenAPI document shows, because the contract fixes the 400 body (timestamp, status, errors per field), which a gateway model validation cannot produce.',
     );
-    this.addGatewayResponses(props.realm);
+    this.addGatewayResponses(props.realm, props.corsAllowedOrigins);
+  }
+
+  /**
+   * The standard and CORS fields of API Gateway's own answers. A gateway response maps static values
+   * or request context, never a choice among origins: with one listed origin it names it; with
+   * several, only the 401 of a Deny does (the authorizer puts a listed origin in its context), and
+   * the others carry `Vary: Origin` alone (docs/behaviour.md#cors).
+   */
+  private static gatewayHeaders(corsOrigins: readonly string[], deny = false): Record<string, string> {
+    const headers = staticHeaderValues({ ...GATEWAY_HEADERS, ...(corsOrigins.length > 0 && { Vary: 'Origin' }) });
+    if (corsOrigins.length === 1)
+      return { ...headers, ...staticHeaderValues(corsOriginHeaders(corsOrigins[0] as string)) };
+    if (corsOrigins.length > 1 && deny) {
+      const { 'Access-Control-Allow-Origin': _, ...grant } = corsOriginHeaders('');
+      return {
+        ...headers,
+        ...staticHeaderValues(grant),
+        'Access-Control-Allow-Origin': 'context.authorizer.corsOrigin',
+      };
+    }
+    return headers;
   }
 
   /**
@@ -122,11 +150,12 @@ export class BookRestApi extends Construct {
    * substitution, no VTL: no ISO 8601 date can be computed (`$context.requestTime` is in log format,
    * `$context.requestTimeEpoch` in milliseconds), so generated bodies carry no `timestamp`.
    */
-  private addGatewayResponses(realm: string) {
+  private addGatewayResponses(realm: string, corsOrigins: readonly string[]) {
+    this.standardHeaders = BookRestApi.gatewayHeaders(corsOrigins);
     // A Deny from the authorizer: 401 with the challenge it computed (one fresh nonce per response).
     this.gatewayResponse('AccessDenied', apigateway.ResponseType.ACCESS_DENIED, {
       statusCode: '401',
-      headers: { 'WWW-Authenticate': 'context.authorizer.challenge' },
+      headers: { ...BookRestApi.gatewayHeaders(corsOrigins, true), 'WWW-Authenticate': 'context.authorizer.challenge' },
     });
     // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
     this.gatewayResponse('Unauthorized', apigateway.ResponseType.UNAUTHORIZED, {
@@ -174,7 +203,7 @@ export class BookRestApi extends Construct {
     this.api.addGatewayResponse(id, {
       type,
       ...(statusCode !== undefined && { statusCode }),
-      responseHeaders: { ...GATEWAY_RESPONSE_HEADERS, ...headers },
+      responseHeaders: { ...GATEWAY_RESPONSE_HEADERS, ...this.standardHeaders, ...headers },
       templates: { 'application/json': template },
     });
   }

@@ -136,6 +136,33 @@ export const handlerOf = (route: RouteDefinition, buffered: boolean): { entry: s
     ? { entry: route.bufferedEntry, streaming: false }
     : { entry: route.entry, streaming: route.streaming ?? false };
 
+/**
+ * Methods the API answers on a path without a route of their own: HEAD wherever GET is (RFC 9110
+ * §9.3.2, the GET route's function answers it), and OPTIONS everywhere (answered by the gateway).
+ */
+export type GatewayMethod = 'HEAD' | 'OPTIONS';
+
+/** Every resource path of the route table, each once, in the table's order. */
+export const RESOURCE_PATHS: readonly string[] = [...new Set(ROUTES.map((route) => route.path))];
+
+/** The order `Allow` lists methods in. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * The methods a path takes, for `Allow` on its 405 and OPTIONS answers; empty for a path that is not
+ * a resource of the route table.
+ */
+export const allowedMethods = (path: string): readonly (HttpMethod | GatewayMethod)[] => {
+  const routed = new Set<string>(ROUTES.filter((route) => route.path === path).map((route) => route.method));
+  if (routed.size === 0) return [];
+  if (routed.has('GET')) routed.add('HEAD');
+  routed.add('OPTIONS');
+  return METHOD_ORDER.filter((method) => routed.has(method));
+};
+
+/** The `Allow` field's value for a resource path. */
+export const allowHeader = (path: string): string => allowedMethods(path).join(', ');
+
 /** Whether a route needs credentials, given the deployment's `publicReads` option. */
 export const requiresAuth = (route: RouteDefinition, publicReads: boolean): boolean =>
   route.protected && !(publicReads && route.method === 'GET');

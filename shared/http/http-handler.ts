@@ -7,6 +7,7 @@ import { logger } from '../observability/logger';
 import { accessLog } from './access-log';
 import { authenticationInfo } from './authentication-info';
 import { errorResponses } from './error-responses';
+import { responseHeaders } from './response-headers';
 import type { HttpEvent, HttpResponse, StreamedHttpResponse } from './types';
 
 export interface HttpHandlerOptions {
@@ -45,6 +46,7 @@ export const httpHandler = (
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
     .use(accessLog())
     .use(authenticationInfo())
+    .use(responseHeaders())
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer());
   for (const middleware of options.use ?? []) stack.use(middleware);

@@ -34,6 +34,11 @@ export const validationFailure = (errors: FieldErrors) => json(400, { timestamp:
 export const failure = (status: number, message: string, headers: Record<string, string> = {}) =>
   json(status, { timestamp: timestamp(), status, message }, headers);
 
+export const METHOD_NOT_ALLOWED_MESSAGE = 'This method is not allowed on this path; Allow lists the ones it takes';
+
+/** 405 for a known path asked with another method (RFC 9110 §15.5.6): `Allow` lists the path's methods. */
+export const methodNotAllowed = (allow: string) => failure(405, METHOD_NOT_ALLOWED_MESSAGE, { Allow: allow });
+
 export const CONTENDED_WRITE_MESSAGE =
   'The book is being changed by other requests at this moment; nothing was written, try again';
 

@@ -10,7 +10,13 @@ import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from 
 import { BOOK_FIELDS } from '../books/types';
 import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
-import { CONTENDED_WRITE_MESSAGE, GATEWAY_BODY_TOO_LARGE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
+import {
+  CONTENDED_WRITE_MESSAGE,
+  GATEWAY_BODY_TOO_LARGE_MESSAGE,
+  INTERNAL_ERROR_MESSAGE,
+  METHOD_NOT_ALLOWED_MESSAGE,
+} from '../http/responses';
+import { CACHE_CONTROL } from '../http/standard-headers';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies, path and query parameters come from the
@@ -23,6 +29,7 @@ export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, 
 export interface Operation {
   operationId: string;
   summary: string;
+  description?: string;
   tags: string[];
   security: Record<string, string[]>[];
   parameters?: Record<string, unknown>[];
@@ -123,7 +130,15 @@ const ETAG = {
     schema: { type: 'string' },
   },
 };
+/** A read with a validator: a browser may keep it only to revalidate it (docs/behaviour.md#caching). */
+const REVALIDATE = {
+  'Cache-Control': {
+    description: `\`${CACHE_CONTROL.revalidate}\`: no shared cache stores it; a browser revalidates it with If-None-Match before each use. Every other answer of the API is \`${CACHE_CONTROL.noStore}\``,
+    schema: { const: CACHE_CONTROL.revalidate },
+  },
+};
 const BOOK_OK = { description: 'The book', headers: ETAG, content: jsonContent(ref('Book')) };
+const BOOK_READ = { ...BOOK_OK, headers: { ...ETAG, ...REVALIDATE } };
 const NOT_FOUND = { description: 'No book has this id (no body)' };
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
@@ -218,10 +233,10 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     summary: 'Read a book',
     headers: ['If-None-Match'],
     responses: {
-      '200': BOOK_OK,
+      '200': BOOK_READ,
       '304': {
         description: 'If-None-Match named the current ETag: the client’s copy is current (no body)',
-        headers: ETAG,
+        headers: { ...ETAG, ...REVALIDATE },
       },
       '400': response('ValidationFailed'),
       '404': NOT_FOUND,
@@ -329,6 +344,22 @@ const operation = (route: Route, publicReads: boolean): Operation => {
     },
   };
 };
+
+/** HEAD of a GET route: its statuses and headers, never a body (RFC 9110 §9.3.2). */
+const headOperation = (get: Operation): Operation => ({
+  ...get,
+  operationId: `${get.operationId}Head`,
+  summary: `Headers only: ${get.summary.charAt(0).toLowerCase()}${get.summary.slice(1)}`,
+  description: 'The GET operation’s status and headers (Content-Length included) without its body',
+  responses: Object.fromEntries(
+    Object.entries(get.responses).map(([status, answer]) => [
+      status,
+      '$ref' in answer
+        ? { description: 'As for GET, without the body' }
+        : { description: answer.description, ...(answer.headers ? { headers: answer.headers } : {}) },
+    ]),
+  ),
+});
 
 /**
  * A body API Gateway writes itself (its gateway responses, infra/constructs/rest-api.ts). Their
@@ -483,17 +514,16 @@ export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?
   const paths: OpenApiDocument['paths'] = {};
   for (const route of ROUTES) {
     paths[route.path] ??= {};
-    (paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()] = operation(
-      route,
-      options.publicReads,
-    );
+    const pathItem = paths[route.path] as Record<string, Operation>;
+    pathItem[route.method.toLowerCase()] = operation(route, options.publicReads);
+    if (route.method === 'GET') pathItem.head = headOperation(pathItem.get as Operation);
   }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Book Library Service',
       version: '1.0.0',
-      description: 'Book records over HTTP with JSON bodies, protected by HTTP Basic and Digest authentication.',
+      description: `Book records over HTTP with JSON bodies, protected by HTTP Basic and Digest authentication. Every path also answers OPTIONS without credentials (204, \`Allow\` listing its methods, and a CORS preflight's answer for a configured browser origin), and any method it does not take with 405, \`Allow\` and {timestamp, status: 405, message: "${METHOD_NOT_ALLOWED_MESSAGE}"}.`,
     },
     ...(options.serverUrl && { servers: [{ url: options.serverUrl }] }),
     tags: [{ name: 'books' }, { name: 'meta' }],

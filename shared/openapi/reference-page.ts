@@ -96,7 +96,7 @@ const readAsset = (name: string): string | undefined => {
 
 export const referencePage = (): HttpResponse => ({
   statusCode: 200,
-  headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', ...SECURITY_HEADERS },
+  headers: { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS },
   body: PAGE,
 });
 

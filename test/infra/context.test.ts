@@ -13,6 +13,7 @@ describe('stack options from cdk context', () => {
       lockout: { failureLimit: 100, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 900 },
       listMaxBooks: 35_000,
       publicReads: false,
+      corsAllowedOrigins: [],
       requireIfMatch: false,
       retainData: false,
       throttling: { rateLimit: 50, burstLimit: 100 },

@@ -7,7 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
 import { BOOKS_TABLE_ACTIONS } from '../../infra/constructs/tables';
-import { ROUTES } from '../../shared/api/routes';
+import { allowHeader, RESOURCE_PATHS, ROUTES } from '../../shared/api/routes';
 import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
@@ -40,6 +40,7 @@ const synth = (stage: string, retainData: boolean, options: Partial<BookLibraryS
 };
 
 const guardedRoutes = ROUTES.filter((route) => route.protected);
+const getRoutes = ROUTES.filter((route) => route.method === 'GET');
 
 describe('BookLibraryStack', () => {
   let template: Template;
@@ -75,15 +76,76 @@ describe('BookLibraryStack', () => {
       });
       expect(Object.keys(methods).some((id) => id.includes(part?.replace(/\W/g, '') ?? ''))).toBe(true);
     }
-    expect(Object.keys(template.findResources('AWS::ApiGateway::Method'))).toHaveLength(ROUTES.length);
+    const proxied = template.findResources('AWS::ApiGateway::Method', {
+      Properties: { Integration: { Type: 'AWS_PROXY' } },
+    });
+    expect(Object.keys(proxied)).toHaveLength(ROUTES.length + getRoutes.length); // + a HEAD per GET
+  });
+
+  it('answers HEAD on every GET route with the GET route’s function and guard', () => {
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    const heads = methods.filter((m) => m.Properties.HttpMethod === 'HEAD');
+    expect(heads).toHaveLength(getRoutes.length);
+    for (const head of heads) {
+      const get = methods.find(
+        (m) =>
+          m.Properties.HttpMethod === 'GET' &&
+          JSON.stringify(m.Properties.ResourceId) === JSON.stringify(head.Properties.ResourceId),
+      );
+      expect(head.Properties.Integration).toEqual(get?.Properties.Integration);
+      expect(head.Properties.AuthorizationType).toEqual(get?.Properties.AuthorizationType);
+    }
+  });
+
+  it('answers OPTIONS (204) and every other method (405) on each resource itself, with Allow and no credentials', () => {
+    const mocks = Object.values(
+      template.findResources('AWS::ApiGateway::Method', {
+        Properties: { Integration: { Type: 'MOCK' } },
+      }),
+    );
+    expect(mocks).toHaveLength(2 * RESOURCE_PATHS.length);
+    const allows = new Set(RESOURCE_PATHS.map((path) => `'${allowHeader(path)}'`));
+    for (const mock of mocks) {
+      expect(['OPTIONS', 'ANY']).toContain(mock.Properties.HttpMethod);
+      expect(mock.Properties.AuthorizationType).toBe('NONE');
+      const [answer] = mock.Properties.Integration.IntegrationResponses;
+      expect(answer.StatusCode).toBe(mock.Properties.HttpMethod === 'OPTIONS' ? '204' : '405');
+      expect(answer.SelectionPattern).toBeUndefined(); // the default response, whatever the request
+      expect(allows).toContain(answer.ResponseParameters['method.response.header.Allow']);
+      expect(answer.ResponseParameters['method.response.header.Cache-Control']).toBe("'no-store'");
+      expect(answer.ResponseParameters['method.response.header.X-Content-Type-Options']).toBe("'nosniff'");
+      if (mock.Properties.HttpMethod === 'ANY') {
+        expect(JSON.parse(answer.ResponseTemplates['application/json'])).toMatchObject({ status: 405 });
+      }
+    }
+  });
+
+  it('gives every gateway response no-store and nosniff, and no CORS field while no origin is configured', () => {
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'));
+    expect(responses.map((r) => r.Properties.ResponseType).sort()).toEqual([
+      'ACCESS_DENIED',
+      'DEFAULT_4XX',
+      'DEFAULT_5XX',
+      'MISSING_AUTHENTICATION_TOKEN',
+      'UNAUTHORIZED',
+    ]);
+    for (const response of responses) {
+      expect(response.Properties.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+      });
+      expect(JSON.stringify(response.Properties.ResponseParameters)).not.toContain('Access-Control');
+    }
   });
 
   it('serves the OpenAPI document and its browsable reference without credentials and without any table access', () => {
     const methods = Object.entries(template.findResources('AWS::ApiGateway::Method'));
-    const open = methods.filter(([, m]) => m.Properties.AuthorizationType !== 'CUSTOM').map(([id]) => id);
-    expect(open).toHaveLength(3);
-    expect(open.filter((id) => id.includes('openapi'))).toHaveLength(1);
-    expect(open.filter((id) => id.includes('docs'))).toHaveLength(2);
+    const open = methods
+      .filter(([, m]) => m.Properties.AuthorizationType !== 'CUSTOM' && m.Properties.Integration.Type === 'AWS_PROXY')
+      .map(([id]) => id);
+    expect(open).toHaveLength(6); // GET and HEAD
+    expect(open.filter((id) => id.includes('openapi'))).toHaveLength(2);
+    expect(open.filter((id) => id.includes('docs'))).toHaveLength(4);
     for (const name of ['GetOpenApi', 'GetApiReference', 'GetApiReferenceAsset']) {
       const policy = JSON.stringify(
         Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith(`${name}Role`))?.[1],
@@ -162,15 +224,18 @@ describe('BookLibraryStack', () => {
       IdentitySource: Match.absent(),
     });
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
-    expect(methods.filter((m) => m.Properties.AuthorizationType === 'CUSTOM')).toHaveLength(guardedRoutes.length);
+    const guardedGets = guardedRoutes.filter((route) => route.method === 'GET');
+    expect(methods.filter((m) => m.Properties.AuthorizationType === 'CUSTOM')).toHaveLength(
+      guardedRoutes.length + guardedGets.length,
+    );
   });
 
   it('with publicReads, leaves only the GET routes open (two book reads, the OpenAPI document and its reference)', () => {
     const open = Object.values(prod.template.findResources('AWS::ApiGateway::Method'));
     const unguarded = open
-      .filter((m) => m.Properties.AuthorizationType !== 'CUSTOM')
+      .filter((m) => m.Properties.AuthorizationType !== 'CUSTOM' && m.Properties.Integration.Type === 'AWS_PROXY')
       .map((m) => m.Properties.HttpMethod);
-    expect(unguarded).toEqual(['GET', 'GET', 'GET', 'GET', 'GET']);
+    expect(unguarded.sort()).toEqual([...Array(5).fill('GET'), ...Array(5).fill('HEAD')]);
   });
 
   it('turns a Deny into 401 with the challenge from the authorizer context', () => {
@@ -227,9 +292,12 @@ describe('BookLibraryStack', () => {
     const streamed = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
       (method) => method.Properties.Integration.ResponseTransferMode === 'STREAM',
     );
-    expect(streamed).toHaveLength(1);
-    const [list] = streamed as [{ Properties: { HttpMethod: string; Integration: Record<string, unknown> } }];
-    expect(list.Properties.HttpMethod).toBe('GET');
+    expect(streamed).toHaveLength(2);
+    const [list, head] = streamed as Array<{
+      Properties: { HttpMethod: string; Integration: Record<string, unknown> };
+    }>;
+    expect([list?.Properties.HttpMethod, head?.Properties.HttpMethod].sort()).toEqual(['GET', 'HEAD']);
+    if (!list) return;
     expect(list.Properties.Integration.TimeoutInMillis).toBe(300_000);
     const uri = JSON.stringify(list.Properties.Integration.Uri);
     expect(uri).toContain(':lambda:path/2021-11-15/functions/');
@@ -237,9 +305,11 @@ describe('BookLibraryStack', () => {
     expect(uri).toContain(listFunction[0]);
     // Every other route stays buffered, through the ordinary invocation URI.
     const buffered = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
-      (method) => method.Properties.Integration.ResponseTransferMode !== 'STREAM',
+      (method) =>
+        method.Properties.Integration.Type === 'AWS_PROXY' &&
+        method.Properties.Integration.ResponseTransferMode !== 'STREAM',
     );
-    expect(buffered).toHaveLength(ROUTES.length - 1);
+    expect(buffered).toHaveLength(ROUTES.length - 1 + getRoutes.length - 1);
     for (const method of buffered) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/invocations');
   });
 

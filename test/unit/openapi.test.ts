@@ -33,15 +33,24 @@ const collectRefs = (node: unknown, found: string[] = []): string[] => {
 };
 
 describe('OpenAPI document and route table', () => {
-  it('has exactly one operation per route and no path or method the route table lacks', () => {
+  it('has one operation per route and HEAD per GET route, and nothing the route table lacks', () => {
     const documented = operations(doc).map(({ path, method }) => `${method} ${path}`);
-    const routed = ROUTES.map((route) => `${route.method} ${route.path}`);
+    const routed = [
+      ...ROUTES.map((route) => `${route.method} ${route.path}`),
+      ...ROUTES.filter((route) => route.method === 'GET').map((route) => `HEAD ${route.path}`),
+    ];
     expect(documented.sort()).toEqual(routed.sort());
+  });
+
+  it('says that every path answers OPTIONS without credentials, and 405 with Allow for other methods', () => {
+    const description = (doc.info as { description: string }).description;
+    expect(description).toContain('OPTIONS without credentials');
+    expect(description).toContain('405');
   });
 
   it('names operations after the routes, uniquely', () => {
     const ids = operations(doc).map(({ op }) => op.operationId);
-    expect(new Set(ids).size).toBe(ROUTES.length);
+    expect(new Set(ids).size).toBe(ids.length);
     for (const route of ROUTES) expect(ids).toContain(route.name.charAt(0).toLowerCase() + route.name.slice(1));
   });
 
