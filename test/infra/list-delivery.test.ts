@@ -96,9 +96,14 @@ describe('the list function in each template', () => {
     const methods = Object.values(samLocal.template.findResources('AWS::ApiGateway::Method'));
     expect(methods.filter((method) => method.Properties.Integration?.ResponseTransferMode === 'STREAM')).toEqual([]);
     for (const template of [deployed.template, samLocal.template]) {
-      // One function per route plus the authorizer; one method per route (CORS adds none here).
+      // One function per route plus the authorizer; one function-backed method per route, and a HEAD
+      // beside each GET (OPTIONS and the 405s are MOCK methods).
       template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1);
-      expect(Object.keys(template.findResources('AWS::ApiGateway::Method'))).toHaveLength(ROUTES.length);
+      const proxied = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+        (method) => method.Properties.Integration?.Type === 'AWS_PROXY',
+      );
+      const gets = ROUTES.filter((route) => route.method === 'GET').length;
+      expect(proxied).toHaveLength(ROUTES.length + gets);
     }
   });
 });

@@ -126,7 +126,9 @@ describe('BookLibraryStack', () => {
       'ACCESS_DENIED',
       'DEFAULT_4XX',
       'DEFAULT_5XX',
+      'INTEGRATION_TIMEOUT',
       'MISSING_AUTHENTICATION_TOKEN',
+      'REQUEST_TOO_LARGE',
       'UNAUTHORIZED',
     ]);
     for (const response of responses) {
