@@ -4,7 +4,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const withDynamoDb = { globalSetup: ['test/support/global-setup.ts'] };
 
 /**
- * The soak rounds: large catalogues, minutes of seeded load, fuzzing over sockets. They need only
+ * The soak rounds: large catalogues, minutes of seeded load, the fuzzing rounds, the timing statistics. They need only
  * Node and Java, but take about half of a two-core machine's time for the whole suite, so `npm test`
  * leaves them to `npm run test:soak`, which .ci/run runs. Each stays in its layer's folder.
  */
@@ -15,6 +15,8 @@ const SOAK = [
   'test/reliability/load-tool.test.ts',
   'test/reliability/fuzz-http.test.ts',
   'test/reliability/fuzz-query.test.ts',
+  'test/reliability/fuzz.test.ts',
+  'test/integration/enumeration-timing.test.ts',
 ];
 
 const project = (name: string, extra: Record<string, unknown> = {}) => ({

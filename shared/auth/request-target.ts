@@ -42,7 +42,10 @@ const targetOnOwnOrigin = (uri: string, origin: string | undefined): string | un
  * from value), as an ordered list of pairs rather than a map, so that no client-chosen name can
  * collide with an object's own machinery (`constructor`, `__proto__`) and repeats are kept.
  */
-const queryPairsOfUri = (rawQuery: string): QueryPair[] => [...new URLSearchParams(rawQuery)];
+const queryPairsOfUri = (rawQuery: string): QueryPair[] =>
+  // URLSearchParams drops one leading `?` of its input: the `?` given here is that one, so a query
+  // that itself starts with `?` (`/api/books??a=1`, a parameter named `?a`) keeps it, as the gateway does.
+  [...new URLSearchParams(`?${rawQuery}`)];
 
 const queryPairsOfRequest = (query: AuthRequest['query']): QueryPair[] =>
   Object.entries(query).flatMap(([name, values]) => (values ?? []).map((value) => [name, value] as const));

@@ -37,6 +37,17 @@ describe('a Digest uri names the whole request target', () => {
     expect(uriMatchesRequest(uri, request('/api/books', query))).toBe(false);
   });
 
+  it('keeps a query that itself starts with `?`: `/api/books??a=1` names a parameter `?a` (found by fuzz-query)', () => {
+    expect(
+      uriMatchesRequest(
+        '/api/books??T0Q=prototype&=isPrototypeOf',
+        request('/api/books', { '?T0Q': ['prototype'], '': ['isPrototypeOf'] }),
+      ),
+    ).toBe(true);
+    expect(uriMatchesRequest('/api/books??a=1', request('/api/books', { a: ['1'] }))).toBe(false);
+    expect(uriMatchesRequest('/api/books?a=1', request('/api/books', { '?a': ['1'] }))).toBe(false);
+  });
+
   it('normalises the path alike on both sides: escapes and dot segments', () => {
     expect(uriMatchesRequest('/api/books/%31', request('/api/books/%31'))).toBe(true);
     expect(uriMatchesRequest('/api/books/1', request('/api/books/%31'))).toBe(true);
