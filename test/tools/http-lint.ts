@@ -135,14 +135,20 @@ interface RedNote {
 }
 
 /** REDbot's notes on one public read (it sends its own follow-up requests: conditional, ranged, gzip). */
-const redbotFindings = (url: string): number => {
-  const run = spawnSync(redbot, ['-o', 'har', url], { encoding: 'utf8' });
+const redbotFindings = (url: string, attempt = 1): number => {
+  const run = spawnSync(redbot, ['-o', 'har', url], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const entries = (
     JSON.parse(run.stdout || '{"log":{"entries":[]}}') as {
       log: { entries: Array<{ _red_messages: RedNote[] }> };
     }
   ).log.entries;
   const notes = entries.flatMap((entry) => entry._red_messages);
+  // REDbot gives up silently when one of its own follow-up requests times out (seen once in CI on a
+  // loaded machine): a run with no notes at all is tried once more, and its error output shown.
+  if (notes.length === 0 && attempt === 1) {
+    console.log(`REDbot ${url}: no notes (exit ${run.status}) ${run.stderr.trim()}; trying once more`);
+    return redbotFindings(url, 2);
+  }
   console.log(`REDbot ${url}`);
   for (const note of notes) console.log(`  * [${note.level.toUpperCase()}] ${note.summary}`);
   const problems = notes.filter(
