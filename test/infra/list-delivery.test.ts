@@ -95,6 +95,9 @@ describe('the list function in each template', () => {
   it('samLocal: no method streams, and every route still has its one function and method', () => {
     const methods = Object.values(samLocal.template.findResources('AWS::ApiGateway::Method'));
     expect(methods.filter((method) => method.Properties.Integration?.ResponseTransferMode === 'STREAM')).toEqual([]);
+    // start-api serves no MOCK integration, and an ANY route would shadow every function's method.
+    expect(methods.filter((method) => method.Properties.Integration?.Type === 'MOCK')).toEqual([]);
+    expect(methods.filter((method) => method.Properties.HttpMethod === 'ANY')).toEqual([]);
     for (const template of [deployed.template, samLocal.template]) {
       // One function per route plus the authorizer; one function-backed method per route, and a HEAD
       // beside each GET (OPTIONS and the 405s are MOCK methods).
