@@ -122,15 +122,8 @@ describe('BookLibraryStack', () => {
 
   it('gives every gateway response no-store and nosniff, and no CORS field while no origin is configured', () => {
     const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'));
-    expect(responses.map((r) => r.Properties.ResponseType).sort()).toEqual([
-      'ACCESS_DENIED',
-      'DEFAULT_4XX',
-      'DEFAULT_5XX',
-      'INTEGRATION_TIMEOUT',
-      'MISSING_AUTHENTICATION_TOKEN',
-      'REQUEST_TOO_LARGE',
-      'UNAUTHORIZED',
-    ]);
+    // Which responses there are: test/infra/gateway-responses.test.ts.
+    expect(responses.length).toBeGreaterThan(0);
     for (const response of responses) {
       expect(response.Properties.ResponseParameters).toMatchObject({
         'gatewayresponse.header.Cache-Control': "'no-store'",
