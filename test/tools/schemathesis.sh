@@ -12,25 +12,9 @@ if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
   exit 0
 fi
 bin=$(bash test/tools/python-tool.sh schemathesis 'schemathesis==4.32.5')
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-data=$(mktemp -d)
-password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')
-log="$data/server.log"
-PORT=$port DATA_DIR="$data" LOCAL_USERS="checker:$password" setsid npx tsx local/main.ts >"$log" 2>&1 &
-server=$!
-stop() {
-  kill -TERM -- "-$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  rm -rf "$data"
-}
-trap stop EXIT
-echo "Local server on port $port (log: $log), waiting until it is ready ..."
-for _ in $(seq 1 120); do
-  grep -qs 'listening on' "$log" && break
-  kill -0 "$server" 2>/dev/null || { cat "$log"; echo "error: the local server stopped" >&2; exit 1; }
-  sleep 0.5
-done
-grep -q 'listening on' "$log" || { cat "$log"; echo "error: the local server did not start in 60 s" >&2; exit 1; }
+# shellcheck source=test/tools/local-api.sh
+source test/tools/local-api.sh
+start_local_api checker
 "$bin/st" run "http://127.0.0.1:$port/api/openapi.json" \
   --url "http://127.0.0.1:$port" \
   --auth "checker:$password" \
