@@ -13,14 +13,12 @@ import type {
 import pLimit from 'p-limit';
 import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
 import { DEFAULTS, readSetting } from '../shared/config';
-import { corsHeaders, preflightHeaders } from '../shared/http/cors';
 import { isValidHostHeader } from '../shared/http/origin';
 import {
   empty,
   failure,
   GATEWAY_BODY_TOO_LARGE_MESSAGE,
   internalError,
-  methodNotAllowed,
   validationFailure,
 } from '../shared/http/responses';
 import { GATEWAY_HEADERS } from '../shared/http/standard-headers';
@@ -34,6 +32,7 @@ import {
   toProxyEvent,
   writeResult,
 } from './gateway';
+import { gatewayAnswers } from './gateway-answers';
 import { matchResource, matchRoute, type RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
@@ -204,32 +203,9 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
 
   const invocation = pLimit(limits.maxConcurrentInvocations);
   const faultyConnections = new WeakSet<object>();
-  const allowedOrigins = options.corsAllowedOrigins ?? readSetting('corsAllowedOrigins');
-  const originOf = (request: IncomingMessage) => request.headers.origin;
-
-  /**
-   * An answer the gateway gives itself (the stack's gateway responses and MOCK methods): the
-   * standard headers and, for a listed origin, CORS, as on every function's answer.
-   */
-  const gatewayAnswer = (request: IncomingMessage, result: APIGatewayProxyResult): APIGatewayProxyResult => ({
-    ...result,
-    headers: { ...GATEWAY_HEADERS, ...result.headers, ...corsHeaders(originOf(request), allowedOrigins) },
-  });
-
-  /**
-   * A known path asked with a method it has no route for (the stack's OPTIONS and ANY MOCK methods):
-   * OPTIONS is 204 with `Allow` (and a preflight's answer), needing no credentials; any other is 405.
-   */
-  const answerResource = (request: IncomingMessage, allow: string): APIGatewayProxyResult => {
-    if (request.method === 'OPTIONS') {
-      return {
-        statusCode: 204,
-        headers: { ...GATEWAY_HEADERS, Allow: allow, ...preflightHeaders(originOf(request), allowedOrigins, allow) },
-        body: '',
-      };
-    }
-    return gatewayAnswer(request, methodNotAllowed(allow));
-  };
+  const { answer: gatewayAnswer, answerResource } = gatewayAnswers(
+    options.corsAllowedOrigins ?? readSetting('corsAllowedOrigins'),
+  );
 
   /** The authorizer (where the route needs it), then the handler, with the events API Gateway would send. */
   const invoke = async (
