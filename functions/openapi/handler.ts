@@ -2,7 +2,8 @@ import { readSetting } from '../../shared/config';
 import { httpHandler } from '../../shared/http/http-handler';
 import { requestUrl } from '../../shared/http/request-url';
 import { ok } from '../../shared/http/responses';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/openapi/document';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
+import type { OpenApiDocument } from '../../shared/openapi/types';
 
 const DOCUMENT_PATH = '/api/openapi.json';
 

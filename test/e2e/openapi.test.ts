@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operation } from '../../shared/openapi/document';
+import type { Operation } from '../../shared/openapi/types';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;

@@ -7,7 +7,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack } from '../../infra/book-library-stack';
-import { buildOpenApiDocument, gatewayErrorBody } from '../../shared/openapi/document';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { gatewayErrorBody } from '../../shared/openapi/error-bodies';
 
 /** What API Gateway substitutes for the variables a gateway response template may use, in its formats. */
 const CONTEXT_SAMPLES: Record<string, string> = {

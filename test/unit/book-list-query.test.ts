@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { BookService } from '../../shared/books/book-service';
 import { decodeCursor, encodeCursor } from '../../shared/books/cursor';
 import { parseBookQuery } from '../../shared/books/schemas';
-import { buildOpenApiDocument, type Operation } from '../../shared/openapi/document';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
+import type { Operation } from '../../shared/openapi/types';
 import { MemoryBookStore } from '../support/memory-book-store';
 import { errorsOf } from '../support/validation';
 

@@ -13,7 +13,8 @@ import {
   parseBookInput,
   parseBookQuery,
 } from '../../shared/books/schemas';
-import { buildOpenApiDocument, undocumentedChecks } from '../../shared/openapi/document';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { undocumentedChecks } from '../../shared/openapi/json-schema';
 
 const doc = buildOpenApiDocument({ publicReads: false }) as unknown as {
   components: { schemas: Record<string, { properties: Record<string, { pattern: string; maxLength: number }> }> };

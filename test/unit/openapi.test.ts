@@ -2,7 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, requiresAuth } from '../../shared/api/routes';
 import { BookQuerySchema } from '../../shared/books/schemas';
-import { buildOpenApiDocument, type Operation } from '../../shared/openapi/document';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
+import type { Operation } from '../../shared/openapi/types';
 
 const doc = buildOpenApiDocument({ publicReads: false });
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

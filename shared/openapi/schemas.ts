@@ -1,0 +1,41 @@
+import type { JsonSchema } from '@valibot/to-json-schema';
+import { MAX_BOOK_ID } from '../books/limits';
+import { BookInputSchema, BookPatchSchema } from '../books/schemas';
+import { BOOK_FIELDS } from '../books/types';
+import { jsonSchema, withBlankNote } from './json-schema';
+
+/**
+ * components.schemas: the request bodies from the valibot schemas the handlers validate with; the
+ * stored book and the validation error, which the code builds by hand, described here.
+ */
+export const schemas = () => {
+  const bookInput = withBlankNote(jsonSchema(BookInputSchema, 'output'));
+  const properties = (bookInput as { properties: Record<string, JsonSchema> }).properties;
+  return {
+    BookInput: bookInput,
+    BookPatch: withBlankNote(jsonSchema(BookPatchSchema, 'output')),
+    Book: {
+      type: 'object',
+      required: [...BOOK_FIELDS],
+      properties: {
+        id: { type: 'integer', minimum: 1, maximum: MAX_BOOK_ID },
+        ...properties,
+        createdAt: { type: 'string', format: 'date-time' },
+        updatedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    ValidationError: {
+      type: 'object',
+      required: ['timestamp', 'status', 'errors'],
+      properties: {
+        timestamp: { type: 'string', format: 'date-time' },
+        status: { const: 400 },
+        errors: {
+          type: 'object',
+          description: 'Field name (or `body`, `id`, a query parameter) to its violation message',
+          additionalProperties: { type: 'string' },
+        },
+      },
+    },
+  };
+};

@@ -1,0 +1,43 @@
+/** The shapes the OpenAPI modules build and the tests read. */
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  parameters?: Record<string, unknown>[];
+  requestBody?: Record<string, unknown>;
+  responses: Record<string, Record<string, unknown>>;
+}
+
+export type Status =
+  | '200'
+  | '201'
+  | '204'
+  | '304'
+  | '400'
+  | '404'
+  | '409'
+  | '412'
+  | '413'
+  | '415'
+  | '422'
+  | '428'
+  | '503';
+
+/** Request headers an operation reads, each described once in HEADER_PARAMETERS. */
+export type RequestHeader = 'If-Match' | 'If-None-Match' | 'Idempotency-Key';
+
+/** What a route's handler answers besides the statuses every route shares (see paths.ts). */
+export interface OperationSpec {
+  summary: string;
+  body?: 'BookInput' | 'BookPatch';
+  /** Media types the body may come in besides application/json. */
+  alsoAccept?: readonly string[];
+  query?: boolean;
+  headers?: RequestHeader[];
+  responses: Partial<Record<Status, Record<string, unknown>>>;
+  tag?: string;
+}
