@@ -29,7 +29,10 @@ export const buildOpenApiDocument = (options: { publicReads: boolean; serverUrl?
     description: `Book records over HTTP with JSON bodies, protected by HTTP Basic and Digest authentication. Every path also answers OPTIONS without credentials (204, \`Allow\` listing its methods, and a CORS preflight's answer for a configured browser origin), and any method it does not take with 405, \`Allow\` and {timestamp, status: 405, message: "${METHOD_NOT_ALLOWED_MESSAGE}"}.`,
   },
   ...(options.serverUrl && { servers: [{ url: options.serverUrl }] }),
-  tags: [{ name: 'books' }, { name: 'meta' }],
+  tags: [
+    { name: 'books', description: 'Book records: list, create, read, replace, change and delete' },
+    { name: 'meta', description: 'The API’s own description: this document and its interactive reference' },
+  ],
   paths: buildPaths(options.publicReads),
   components: { securitySchemes: SECURITY_SCHEMES, schemas: schemas(), responses: responses() },
 });

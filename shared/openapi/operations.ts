@@ -34,6 +34,8 @@ const UPDATE_RESPONSES = {
 export const OPERATIONS: Record<RouteName, OperationSpec> = {
   ListBooks: {
     summary: 'List books, optionally filtered (filters combine with AND), in ascending id order',
+    description:
+      '`author` matches when equal ignoring case (both sides Unicode-NFC-normalised and lower-cased, no trimming), `year` when equal to publicationYear; unknown parameters are ignored. Without `limit` and `cursor` the whole list streams, book by book; with either, one page, and while more books match a `Link` to the next',
     query: true,
     responses: {
       '200': {
@@ -53,6 +55,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   CreateBook: {
     summary: 'Create a book',
+    description:
+      'The body is validated first (a 400 names each field that breaks its rule), then its ISBN: one another book already has, compared with spaces and hyphens removed and letters upper-cased, is 409. The service assigns the id; other keys of the body are ignored',
     body: 'BookInput',
     headers: ['Idempotency-Key'],
     responses: {
@@ -73,6 +77,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   GetBook: {
     summary: 'Read a book',
+    description:
+      'The book’s current version comes in `ETag`: send it in If-None-Match to revalidate a kept copy (304), or in If-Match to write over exactly this version',
     headers: ['If-None-Match'],
     responses: {
       '200': BOOK_READ,
@@ -86,12 +92,16 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   ReplaceBook: {
     summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
+    description:
+      'The whole book, validated as on create, replaces title, author, isbn and publicationYear; the id is the path’s. 409 when another book has the ISBN',
     body: 'BookInput',
     headers: ['If-Match', 'If-None-Match'],
     responses: UPDATE_RESPONSES,
   },
   PatchBook: {
     summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
+    description:
+      'Any subset of title, author, isbn and publicationYear, each validated as on create; other keys are ignored, and `{}` returns the book unchanged. 409 when another book has the ISBN',
     body: 'BookPatch',
     headers: ['If-Match'],
     alsoAccept: [MERGE_PATCH_MEDIA_TYPE],
@@ -99,6 +109,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   DeleteBook: {
     summary: 'Delete a book',
+    description:
+      'Afterwards, reads of this id get 404, the book’s ISBN is free for another book, and the id is never given out again',
     headers: ['If-Match', 'If-None-Match'],
     responses: {
       '204': { description: 'Deleted (no body)' },
@@ -110,11 +122,15 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   GetOpenApi: {
     summary: 'This document',
+    description:
+      'The OpenAPI 3.1 description of this deployment, without credentials: `servers` names the API’s own origin (never the client’s Host), and each operation that needs credentials says so',
     tag: 'meta',
     responses: { '200': { description: 'The OpenAPI 3.1 document', content: jsonContent({ type: 'object' }) } },
   },
   GetApiReference: {
     summary: 'This document as an interactive reference (Swagger UI), in a browser',
+    description:
+      'Swagger UI, served by the API itself and loading nothing from elsewhere, rendering /api/openapi.json; no credentials needed to open it',
     tag: 'meta',
     responses: {
       '200': { description: 'The reference page', content: { 'text/html': { schema: { type: 'string' } } } },
@@ -122,6 +138,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   GetApiReferenceAsset: {
     summary: 'A script or style sheet of the interactive reference',
+    description:
+      "Swagger UI's script and style sheet, served by the API itself for the reference page; no credentials needed",
     tag: 'meta',
     responses: {
       '200': {

@@ -50,6 +50,7 @@ const operation = (route: Route, publicReads: boolean): Operation => {
   return {
     operationId: route.name.charAt(0).toLowerCase() + route.name.slice(1),
     summary: spec.summary,
+    description: spec.description,
     tags: [spec.tag ?? 'books'],
     security: guarded ? [{ basic: [] }, { digest: [] }] : [],
     ...(parameters.length > 0 && { parameters }),

@@ -33,6 +33,8 @@ export type RequestHeader = 'If-Match' | 'If-None-Match' | 'Idempotency-Key';
 /** What a route's handler answers besides the statuses every route shares (see paths.ts). */
 export interface OperationSpec {
   summary: string;
+  /** What a client needs to know beyond the summary and the statuses. */
+  description: string;
   body?: 'BookInput' | 'BookPatch';
   /** Media types the body may come in besides application/json. */
   alsoAccept?: readonly string[];
