@@ -103,7 +103,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     description:
       'Any subset of title, author, isbn and publicationYear, each validated as on create; other keys are ignored, and `{}` returns the book unchanged. 409 when another book has the ISBN',
     body: 'BookPatch',
-    headers: ['If-Match'],
+    headers: ['If-Match', 'If-None-Match'],
     alsoAccept: [MERGE_PATCH_MEDIA_TYPE],
     responses: UPDATE_RESPONSES,
   },

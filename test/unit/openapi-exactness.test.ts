@@ -166,6 +166,9 @@ describe('the document says what the server accepts', () => {
       ['patch', 'If-Match'],
       ['delete', 'If-Match'],
       ['get', 'If-None-Match'],
+      ['put', 'If-None-Match'],
+      ['patch', 'If-None-Match'],
+      ['delete', 'If-None-Match'],
     ] as const) {
       expect(headerParameter(method, '/api/books/{id}', name), `${method} ${name}`).toStrictEqual({ type: 'string' });
     }
