@@ -24,7 +24,8 @@ import {
   shards,
   toBookItem,
 } from '../shared/store/book-items';
-import { DynamoSecretStore, DynamoUserStore } from '../shared/store/dynamodb-auth-store';
+import { DynamoSecretStore } from '../shared/store/dynamodb-secret-store';
+import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
 import { IdBlockAllocator } from '../shared/store/id-blocks';
 import { type ApiRequest, authorizerEvent, proxyEvent } from './events';

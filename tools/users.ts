@@ -1,9 +1,11 @@
 import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
-import { type LockoutPolicy, lockedUntil } from '../shared/auth/lockout';
+import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
+import type { LockoutPolicy } from '../shared/auth/lockout';
 import { ENV, readLockoutPolicy, readSetting } from '../shared/config';
-import { DynamoUserStore, type FailureListing } from '../shared/store/dynamodb-auth-store';
+import type { FailureListing } from '../shared/store/dynamodb-account-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
+import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
 import { readPassword } from './prompt';
@@ -44,21 +46,30 @@ const lockoutPolicy = (): LockoutPolicy => {
   }
 };
 
-/** Names locked now: users, then names that are nobody's (marked: they may be mistyped passwords, for the operator's eyes only). */
+/**
+ * Names locked now, for every client address (the hourly ceiling) or for some: users by name, then
+ * names that are nobody's by their key (the name itself is not stored; `unlock <name>` finds it).
+ */
 const printLocked = (listings: FailureListing[], policy: LockoutPolicy, now = Date.now()) => {
   const locked = listings
-    .map((listing) => ({ ...listing, until: lockedUntil(listing.failures, policy) }))
-    .filter((listing) => listing.until > now);
+    .map((listing) => ({
+      ...listing,
+      everywhere: lockedEverywhereUntil(listing.failures, policy),
+      sources: lockedSources(listing.failures, now, policy),
+    }))
+    .filter((listing) => listing.everywhere > now || listing.sources.length > 0);
   if (locked.length === 0) {
     console.log('No account is locked.');
     return;
   }
   console.log('Locked (no password is evaluated until then; `unlock <name>` lifts it):');
   for (const entry of locked) {
-    const who = entry.isUser ? entry.username : `${entry.username} (no such user)`;
-    console.log(
-      `${who}\tuntil ${new Date(entry.until).toISOString()}\t${entry.failures.consecutive} failures in a row`,
-    );
+    const who = entry.isUser ? entry.username : `${entry.key} (no such user)`;
+    const where =
+      entry.everywhere > now
+        ? `from every address until ${new Date(entry.everywhere).toISOString()} (hourly limit)`
+        : `from ${entry.sources.length} address(es) until ${new Date(Math.max(...entry.sources.map((s) => s.until))).toISOString()}`;
+    console.log(`${who}\t${where}`);
   }
 };
 

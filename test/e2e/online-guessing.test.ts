@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
-import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 import { DEMO, startLocalApi } from '../support/local-api';
 import { runTool } from '../support/tool-process';
 

@@ -2,7 +2,9 @@ import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StoredUser } from '../../shared/auth/types';
-import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
+import { DynamoSecretStore } from '../../shared/store/dynamodb-secret-store';
+import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 import {
   createPatientDocumentClient,
   createRecordingDocumentClient,
