@@ -17,8 +17,9 @@ const HELP = `Usage: npm run users -- <command> [options]
 Commands:
   add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
   remove <name>   delete a user
-  unlock <name>   lift a lockout from a name (a user's or not) at once: its failures are forgotten
-  list            list user names and their realm, then every name locked now and until when
+  unlock <name>   lift a name's lockouts (a user's or not, from every address) at once: its failures are forgotten
+  list            list user names and their realm, then every name locked now, from how many addresses,
+                  and until when (a name that is nobody's is not stored: it shows as its ACCOUNT# key)
 
 Options:
   --realm <realm>      realm the user's digests are computed for (default: AUTH_REALM or "books")
@@ -68,7 +69,7 @@ const printLocked = (listings: FailureListing[], policy: LockoutPolicy, now = Da
     const where =
       entry.everywhere > now
         ? `from every address until ${new Date(entry.everywhere).toISOString()} (hourly limit)`
-        : `from ${entry.sources.length} address(es) until ${new Date(Math.max(...entry.sources.map((s) => s.until))).toISOString()}`;
+        : `from ${entry.sources.length} address${entry.sources.length === 1 ? '' : 'es'} until ${new Date(Math.max(...entry.sources.map((s) => s.until))).toISOString()}`;
     console.log(`${who}\t${where}`);
   }
 };
