@@ -8,6 +8,7 @@ import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
+import { migrateLegacyUsers } from './legacy-users';
 import { readPassword } from './prompt';
 
 const COMMAND = 'npm run users --';
@@ -18,6 +19,7 @@ Commands:
   add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
   remove <name>   delete a user
   unlock <name>   lift a name's lockouts (a user's or not, from every address) at once: its failures are forgotten
+  migrate         move users kept under the earlier key layout (USER#<name>) to today's; run once after upgrading
   list            list user names and their realm, then every name locked now, from how many addresses,
                   and until when (a name that is nobody's is not stored: it shows as its ACCOUNT# key)
 
@@ -90,11 +92,12 @@ const main = async () => {
   if (!parsed) return;
   const { values, positionals } = parsed;
   const [command, name, ...extra] = positionals;
-  if (!command) throw new UsageError('a command is needed: add, remove, unlock or list');
-  if (!['add', 'remove', 'unlock', 'list'].includes(command)) throw new UsageError(`unknown command "${command}"`);
-  if (command !== 'list' && !name) throw new UsageError(`"${command}" needs a user name`);
-  if (extra.length > 0 || (command === 'list' && name))
-    throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
+  if (!command) throw new UsageError('a command is needed: add, remove, unlock, migrate or list');
+  if (!['add', 'remove', 'unlock', 'migrate', 'list'].includes(command))
+    throw new UsageError(`unknown command "${command}"`);
+  const takesName = command !== 'list' && command !== 'migrate';
+  if (takesName && !name) throw new UsageError(`"${command}" needs a user name`);
+  if (extra.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
   if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
   const realm = values.realm ?? readSetting('realm');
@@ -125,6 +128,10 @@ const main = async () => {
       console.log(
         unlocked ? `"${name}" unlocked: its failures are forgotten.` : `"${name}" has no failures to forget.`,
       );
+    } else if (command === 'migrate') {
+      const { moved, kept } = await migrateLegacyUsers(database.client, table);
+      console.log(`${moved.length} user(s) moved to the current key layout.`);
+      for (const username of kept) console.log(`"${username}" was already stored anew; its earlier item is removed.`);
     } else {
       const all = await users.list();
       if (all.length === 0) console.log('No users.');
