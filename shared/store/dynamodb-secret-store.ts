@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretStore } from '../auth/ports';
-import { isConditionalCheckFailure } from './errors';
+import { isConditionalCheckFailure, StoreInvariantError } from './errors';
 
 /**
  * Per-deployment secrets kept in the auth table (pk = "SECRET#<name>"), such as the HMAC key of
@@ -30,7 +30,9 @@ export class DynamoSecretStore implements SecretStore {
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
       const winner = await this.read(key);
-      if (winner === undefined) throw new Error(`Secret ${name} was created and removed at once`, { cause: error });
+      if (winner === undefined) {
+        throw new StoreInvariantError(`Secret ${name} was created and removed at once`, { cause: error });
+      }
       return winner;
     }
   }

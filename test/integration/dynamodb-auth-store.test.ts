@@ -6,6 +6,7 @@ import type { StoredUser } from '../../shared/auth/types';
 import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
 import { DynamoSecretStore } from '../../shared/store/dynamodb-secret-store';
 import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { StoreInvariantError } from '../../shared/store/errors';
 import {
   createPatientDocumentClient,
   createRecordingDocumentClient,
@@ -144,9 +145,13 @@ describe('DynamoSecretStore', () => {
   it('refuses a secret item that holds no string, rather than overwriting or returning it', async () => {
     await client.send(new PutCommand({ TableName: tables.names.auth, Item: { pk: 'SECRET#odd', value: 42 } }));
     const secrets = new DynamoSecretStore(client, tables.names.auth);
-    await expect(secrets.getOrCreate('odd', () => 'fresh')).rejects.toThrow(
-      'Secret odd was created and removed at once',
-    );
+    const refused = await secrets.getOrCreate('odd', () => 'fresh').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreInvariantError);
+    expect(refused).toMatchObject({
+      message: 'Secret odd was created and removed at once',
+      // The lost condition behind it stays on the error, as every translated store error keeps its cause.
+      cause: expect.objectContaining({ name: 'ConditionalCheckFailedException' }),
+    });
     expect(await item('SECRET#odd')).toStrictEqual({ pk: 'SECRET#odd', value: 42 });
   });
 
