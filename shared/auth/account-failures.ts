@@ -23,8 +23,8 @@ export interface Run {
 }
 
 /**
- * Sources one record remembers. A ninth source takes the place of the one whose lockout ends first
- * (an unlocked or forgotten one before any locked one): a guesser with many addresses gets a fresh
+ * Sources one record remembers. A ninth source takes the place of the one whose own lockout ends
+ * (or ended) first, the older run on a tie: a guesser with many addresses gets a fresh
  * run per address but stays under the ceiling, which is what bounds guessing.
  */
 export const SOURCE_SLOTS = 8;
@@ -55,7 +55,7 @@ export const withRecord = (
   return { runs, bucketAt: record.bucketAt, version: record.version };
 };
 
-/** When a source's own lockout ends (0 for a run too short to lock). */
+/** When a source's own lockout ends or ended (a run too short to lock: its last failure). */
 const sourceLockEnd = (failures: AccountFailures | undefined, source: string, policy: LockoutPolicy) => {
   const run = failures?.runs[source];
   return run ? run.lastFailureAt + lockoutMs(run.consecutive, policy) : 0;
@@ -67,7 +67,7 @@ const ageOrder = (runs: Record<string, Run>, a: string, b: string) =>
 
 /** Until when the ceiling locks the name for every source (0: it does not). */
 export const lockedEverywhereUntil = (failures: AccountFailures | undefined, policy: LockoutPolicy): number =>
-  lockedUntil(recordFor(failures, '\u0000none'), policy);
+  failures ? lockedUntil({ consecutive: 0, lastFailureAt: 0, bucketAt: failures.bucketAt, version: 0 }, policy) : 0;
 
 /** The sources locked at `now`, each with the end of its lockout. */
 export const lockedSources = (failures: AccountFailures, now: number, policy: LockoutPolicy) =>
