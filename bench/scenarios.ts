@@ -13,6 +13,7 @@ import { NONCE_KEY_NAME } from '../shared/auth/nonce';
 import { requestFingerprint } from '../shared/books/idempotency';
 import { normalizeAuthor } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
+import { accountKey } from '../shared/store/account-items';
 import {
   authorShardKey,
   BOOK_SHARDS,
@@ -24,8 +25,9 @@ import {
   shards,
   toBookItem,
 } from '../shared/store/book-items';
-import { DynamoSecretStore, DynamoUserStore } from '../shared/store/dynamodb-auth-store';
 import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
+import { DynamoSecretStore } from '../shared/store/dynamodb-secret-store';
+import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { IdBlockAllocator } from '../shared/store/id-blocks';
 import { type ApiRequest, authorizerEvent, proxyEvent } from './events';
 
@@ -365,7 +367,7 @@ export const basicAuthorizerScenario = ({ client, auth }: BenchFixtures): Scenar
         Authorization: `Basic ${Buffer.from(`${BENCH_USER.username}:${BENCH_USER.password}`).toString('base64')}`,
       },
     }),
-  raw: () => client.send(new GetCommand({ TableName: auth, Key: { pk: `USER#${BENCH_USER.username}` } })),
+  raw: () => client.send(new GetCommand({ TableName: auth, Key: accountKey(BENCH_USER.username) })),
   why: 'one GetItem for the user record; Basic needs no nonce, so nothing is written',
 });
 

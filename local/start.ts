@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import { parseUserList, userRecord } from '../admin/user-records';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
 import { DEFAULTS, ENV, type Environment, readLockoutPolicy, readSetting, toEnvironment } from '../shared/config';
-import { DynamoUserStore } from '../shared/store/dynamodb-auth-store';
+import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { createLocalServer } from './server';

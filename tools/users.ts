@@ -1,11 +1,14 @@
 import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
-import { type LockoutPolicy, lockedUntil } from '../shared/auth/lockout';
+import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
+import type { LockoutPolicy } from '../shared/auth/lockout';
 import { ENV, readLockoutPolicy, readSetting } from '../shared/config';
-import { DynamoUserStore, type FailureListing } from '../shared/store/dynamodb-auth-store';
+import type { FailureListing } from '../shared/store/dynamodb-account-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
+import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
+import { migrateLegacyUsers } from './legacy-users';
 import { readPassword } from './prompt';
 
 const COMMAND = 'npm run users --';
@@ -15,8 +18,10 @@ const HELP = `Usage: npm run users -- <command> [options]
 Commands:
   add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
   remove <name>   delete a user
-  unlock <name>   lift a lockout from a name (a user's or not) at once: its failures are forgotten
-  list            list user names and their realm, then every name locked now and until when
+  unlock <name>   lift a name's lockouts (a user's or not, from every address) at once: its failures are forgotten
+  migrate         move users kept under the earlier key layout (USER#<name>) to today's; run once after upgrading
+  list            list user names and their realm, then every name locked now, from how many addresses,
+                  and until when (a name that is nobody's is not stored: it shows as its ACCOUNT# key)
 
 Options:
   --realm <realm>      realm the user's digests are computed for (default: AUTH_REALM or "books")
@@ -44,21 +49,30 @@ const lockoutPolicy = (): LockoutPolicy => {
   }
 };
 
-/** Names locked now: users, then names that are nobody's (marked: they may be mistyped passwords, for the operator's eyes only). */
+/**
+ * Names locked now, for every client address (the hourly ceiling) or for some: users by name, then
+ * names that are nobody's by their key (the name itself is not stored; `unlock <name>` finds it).
+ */
 const printLocked = (listings: FailureListing[], policy: LockoutPolicy, now = Date.now()) => {
   const locked = listings
-    .map((listing) => ({ ...listing, until: lockedUntil(listing.failures, policy) }))
-    .filter((listing) => listing.until > now);
+    .map((listing) => ({
+      ...listing,
+      everywhere: lockedEverywhereUntil(listing.failures, policy),
+      sources: lockedSources(listing.failures, now, policy),
+    }))
+    .filter((listing) => listing.everywhere > now || listing.sources.length > 0);
   if (locked.length === 0) {
     console.log('No account is locked.');
     return;
   }
   console.log('Locked (no password is evaluated until then; `unlock <name>` lifts it):');
   for (const entry of locked) {
-    const who = entry.isUser ? entry.username : `${entry.username} (no such user)`;
-    console.log(
-      `${who}\tuntil ${new Date(entry.until).toISOString()}\t${entry.failures.consecutive} failures in a row`,
-    );
+    const who = entry.isUser ? entry.username : `${entry.key} (no such user)`;
+    const where =
+      entry.everywhere > now
+        ? `from every address until ${new Date(entry.everywhere).toISOString()} (hourly limit)`
+        : `from ${entry.sources.length} address${entry.sources.length === 1 ? '' : 'es'} until ${new Date(Math.max(...entry.sources.map((s) => s.until))).toISOString()}`;
+    console.log(`${who}\t${where}`);
   }
 };
 
@@ -78,11 +92,12 @@ const main = async () => {
   if (!parsed) return;
   const { values, positionals } = parsed;
   const [command, name, ...extra] = positionals;
-  if (!command) throw new UsageError('a command is needed: add, remove, unlock or list');
-  if (!['add', 'remove', 'unlock', 'list'].includes(command)) throw new UsageError(`unknown command "${command}"`);
-  if (command !== 'list' && !name) throw new UsageError(`"${command}" needs a user name`);
-  if (extra.length > 0 || (command === 'list' && name))
-    throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
+  if (!command) throw new UsageError('a command is needed: add, remove, unlock, migrate or list');
+  if (!['add', 'remove', 'unlock', 'migrate', 'list'].includes(command))
+    throw new UsageError(`unknown command "${command}"`);
+  const takesName = command !== 'list' && command !== 'migrate';
+  if (takesName && !name) throw new UsageError(`"${command}" needs a user name`);
+  if (extra.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
   if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
   const realm = values.realm ?? readSetting('realm');
@@ -113,6 +128,10 @@ const main = async () => {
       console.log(
         unlocked ? `"${name}" unlocked: its failures are forgotten.` : `"${name}" has no failures to forget.`,
       );
+    } else if (command === 'migrate') {
+      const { moved, kept } = await migrateLegacyUsers(database.client, table);
+      console.log(`${moved.length} user(s) moved to the current key layout.`);
+      for (const username of kept) console.log(`"${username}" was already stored anew; its earlier item is removed.`);
     } else {
       const all = await users.list();
       if (all.length === 0) console.log('No users.');

@@ -58,6 +58,7 @@ export const handler = async (
     path: event.requestContext.path,
     query: queryOfEvent(event),
     origin: ownOrigin(event),
+    sourceAddress: event.requestContext.identity?.sourceIp,
     authorization: headerValues(event, 'authorization'),
   });
   if (result.ok) {

@@ -3,8 +3,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { NONCE_KEY_NAME, NonceCodec } from '../../shared/auth/nonce';
 import { readLockoutPolicy, readSetting } from '../../shared/config';
-import { DynamoNonceLedger, DynamoSecretStore, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
+import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
+import { DynamoSecretStore } from '../../shared/store/dynamodb-secret-store';
+import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 
 let authenticator: Promise<Authenticator> | undefined;
 

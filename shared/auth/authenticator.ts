@@ -97,24 +97,24 @@ export class Authenticator {
       if (error instanceof MalformedAuthorizationError) return this.deny('malformed Authorization header');
       throw error;
     }
-    if (credentials.scheme === 'basic') return this.basic(credentials.token);
+    if (credentials.scheme === 'basic') return this.basic(credentials.token, request.sourceAddress);
     if (credentials.scheme === 'digest') return this.digest(credentials.params, request);
     return this.deny('unsupported scheme'); // the "scheme" may be a bare token: never echo it
   }
 
-  private async basic(token: string): Promise<AuthResult> {
+  private async basic(token: string, address: string | undefined): Promise<AuthResult> {
     const decoded = Buffer.from(token, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return this.deny('malformed Basic credentials');
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1); // a password may itself contain ':'
-    const { account, locked } = await this.limit.lookup(username);
+    const { account, locked } = await this.limit.lookup(username, address);
     if (locked) return this.deny(LOCKED);
     const stored = this.storedUser(account);
     const given = ha1('SHA-256', username, this.options.realm, password);
     const matches = constantTimeEqual(given, stored.ha1['SHA-256']);
-    if (!matches || stored === NOBODY) return this.failed(username, account);
-    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
+    if (!matches || stored === NOBODY) return this.failed(username, account, address);
+    if (!(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
     return { ok: true, username, scheme: 'basic' };
   }
 
@@ -149,7 +149,8 @@ export class Authenticator {
     if (!claims.valid) return this.deny('unknown nonce');
     if (claims.algorithm !== algorithm) return this.deny('algorithm differs from the nonce');
 
-    const { account, locked } = await this.limit.lookup(username);
+    const address = request.sourceAddress;
+    const { account, locked } = await this.limit.lookup(username, address);
     // Before the digest is compared, and with no stale flag: a locked account's answers tell nothing.
     if (locked) return this.deny(LOCKED);
     const stored = this.storedUser(account);
@@ -163,14 +164,14 @@ export class Authenticator {
       ...(qopParams && { qop: qopParams }),
     });
     if (!constantTimeEqual(response.toLowerCase(), expected) || stored === NOBODY) {
-      return this.failed(username, account);
+      return this.failed(username, account, address);
     }
     if (claims.expired) return this.deny('nonce expired', true);
     if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
       return this.deny('nonce already used', true);
     }
     // After the nonce is spent: a replayed right answer must not end a run of failures.
-    if (!(await this.limit.succeeded(username, account))) return this.deny(LOCKED);
+    if (!(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
     return {
       ok: true,
       username,
@@ -205,8 +206,8 @@ export class Authenticator {
   }
 
   /** A wrong password or an unknown name: counted against the name, answered alike either way. */
-  private async failed(username: string, account: Account): Promise<AuthResult> {
-    const outcome = await this.limit.failed(username, account);
+  private async failed(username: string, account: Account, address: string | undefined): Promise<AuthResult> {
+    const outcome = await this.limit.failed(username, account, address);
     const denial = this.deny(outcome.counted ? WRONG : LOCKED);
     return outcome.lockoutStarted ? { ...denial, lockoutStarted: true } : denial;
   }

@@ -1,4 +1,4 @@
-import type { FailureRecord } from './lockout';
+import type { AccountFailures } from './account-failures';
 import type { Account, StoredUser } from './types';
 
 /*
@@ -27,7 +27,7 @@ export interface AccountStore {
    * Replaces the failure record with `next` if it is still the one `read` found (by version), in
    * one conditional write; false, writing nothing, when another container changed it first.
    */
-  replaceFailures(username: string, read: Account, next: FailureRecord, expiresAtSeconds: number): Promise<boolean>;
+  replaceFailures(username: string, read: Account, next: AccountFailures, expiresAtSeconds: number): Promise<boolean>;
 }
 
 /** Records spent Digest nonces, so each is accepted once across every function instance. */

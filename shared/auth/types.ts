@@ -1,5 +1,5 @@
+import type { AccountFailures } from './account-failures';
 import type { DigestAlgorithm } from './digest';
-import type { FailureRecord } from './lockout';
 
 /** A user as stored: HA1 per Digest algorithm for one realm, never the password. */
 export interface StoredUser {
@@ -12,7 +12,7 @@ export interface StoredUser {
 export interface Account {
   /** The stored user, whatever its realm. */
   user?: StoredUser;
-  failures?: FailureRecord;
+  failures?: AccountFailures;
 }
 
 /** The parts of an HTTP request authentication looks at. */
@@ -27,6 +27,11 @@ export interface AuthRequest {
   origin?: string;
   /** Decoded query parameters, every value of each. */
   query: Record<string, string[] | undefined>;
+  /**
+   * The client's address as the gateway saw it (API Gateway's `requestContext.identity.sourceIp`,
+   * the local server's socket): failures are counted per account and per client source.
+   */
+  sourceAddress?: string;
   /** The Authorization field, or every one the request carries when it repeats it. */
   authorization: string | readonly string[] | undefined;
 }

@@ -50,7 +50,10 @@ export const BOOKS_TABLE: TableDefinition = {
   timeToLiveAttribute: 'expiresAt',
 };
 
-/** Users (pk = "USER#<name>") and used Digest nonces (pk = "NONCE#<nonce>", expiring). */
+/**
+ * Account names (pk = "ACCOUNT#<SHA-256 of the name>": users, failure records), used Digest nonces
+ * (pk = "NONCE#<nonce>", expiring) and secrets (pk = "SECRET#<name>").
+ */
 export const AUTH_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   indexes: [],

@@ -10,7 +10,8 @@ import { Authenticator } from '../../shared/auth/authenticator';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AccountStore } from '../../shared/auth/ports';
-import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
+import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**

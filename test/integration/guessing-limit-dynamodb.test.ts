@@ -1,17 +1,23 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
+import { MAX_AUTHORIZATION_LENGTH } from '../../shared/auth/authorization-header';
+import { sourceTag } from '../../shared/auth/client-address';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import { accountKey } from '../../shared/store/account-items';
+import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
+import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 import {
   createPatientDocumentClient,
   createRecordingDocumentClient,
   createTestTables,
   type SentCommand,
 } from '../support/dynamodb';
+import { itemSize } from '../support/item-size';
 
 /**
  * The failure limit on DynamoDB Local: every authenticator has its own client, as every function
@@ -19,6 +25,13 @@ import {
  */
 const REALM = 'books';
 const HOUR = 3_600_000;
+const A_ADDRESS = '203.0.113.7';
+/**
+ * The largest item a name that is nobody's can have, in DynamoDB's bytes (docs/security.md, "What
+ * it costs", adds them up): with one address's run, and with the eight a record remembers at most.
+ * Numbers take a byte or two less when they have fewer significant digits.
+ */
+const NOBODY_ITEM_BYTES = { oneAddress: 347, eightAddresses: 543 };
 
 let tables: Awaited<ReturnType<typeof createTestTables>>;
 let users: DynamoUserStore;
@@ -41,10 +54,11 @@ const clock = (start = Date.UTC(2026, 10, 24, 4, 0, 0)) => {
   return { now: () => time, advance: (ms: number) => (time += ms) };
 };
 
-const basic = (user: string, password: string): AuthRequest => ({
+const basic = (user: string, password: string, sourceAddress?: string): AuthRequest => ({
   method: 'GET',
   path: '/api/books',
   query: {},
+  ...(sourceAddress && { sourceAddress }),
   authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`,
 });
 const outcome = (result: AuthResult) => (result.ok ? 'accepted' : result.reason);
@@ -61,9 +75,12 @@ const newUser = async () => {
 const record = async (name: string) =>
   (
     await createPatientDocumentClient(tables.endpoint).send(
-      new GetCommand({ TableName: tables.names.auth, Key: { pk: `USER#${name}` }, ConsistentRead: true }),
+      new GetCommand({ TableName: tables.names.auth, Key: accountKey(name), ConsistentRead: true }),
     )
   ).Item;
+/** The run of consecutive failures a name's item holds for requests without a client address. */
+const failRun = (item: Record<string, unknown> | undefined) =>
+  (item?.failRuns as Record<string, [number, number]> | undefined)?.[sourceTag(undefined)]?.[0] ?? 0;
 
 beforeAll(async () => {
   tables = await createTestTables();
@@ -80,7 +97,8 @@ describe('containers guessing one account at once', () => {
     const outcomes = results.map(outcome);
     expect(outcomes.filter((o) => o === WRONG)).toHaveLength(DEFAULT_LOCKOUT_POLICY.lockoutAfter);
     expect(outcomes.filter((o) => o === LOCKED)).toHaveLength(40 - DEFAULT_LOCKOUT_POLICY.lockoutAfter);
-    expect(await record(victim)).toMatchObject({ failRun: 5, failVersion: 5 });
+    expect(await record(victim)).toMatchObject({ failVersion: 5 });
+    expect(failRun(await record(victim))).toBe(5);
     expect(results.filter((r) => !r.ok && r.lockoutStarted)).toHaveLength(1);
     // Locked: the right password is refused too, by every container, with the same challenge form.
     for (const auth of containers.slice(0, 2)) {
@@ -97,7 +115,8 @@ describe('containers guessing one account at once', () => {
     );
     // A bucket of half the hourly limit at once; the other half comes back over the hour.
     expect(results.map(outcome).filter((o) => o === WRONG)).toHaveLength(15);
-    expect(await record(victim)).toMatchObject({ failRun: 15, failVersion: 15 });
+    expect(await record(victim)).toMatchObject({ failVersion: 15 });
+    expect(failRun(await record(victim))).toBe(15);
     expect(outcome(await container(policy).authenticate(basic(victim, 'right')))).toBe(LOCKED);
   });
 });
@@ -123,7 +142,7 @@ describe('the schedule (a clock moved by the test)', () => {
     // Waiting out the last lockout lets the right password in, and the run ends: five more free guesses.
     time.advance(900_000);
     expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
-    expect(await record(name)).toMatchObject({ failRun: 0 });
+    expect(failRun(await record(name))).toBe(0);
     for (let i = 0; i < 4; i++) expect(outcome(await auth.authenticate(basic(name, 'guess')))).toBe(WRONG);
     expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
   });
@@ -136,7 +155,7 @@ describe('the schedule (a clock moved by the test)', () => {
     time.advance(60_000 + HOUR);
     // A sixth failure would lock for 120 s if the run were remembered; forgotten, it is the first of a new run.
     expect(outcome(await auth.authenticate(basic(name, 'guess')))).toBe(WRONG);
-    expect(await record(name)).toMatchObject({ failRun: 1 });
+    expect(failRun(await record(name))).toBe(1);
     expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe('accepted');
   });
 
@@ -179,7 +198,8 @@ describe('names that are nobody’s', () => {
     expect(await answers(unknown)).toEqual(knownAnswers);
 
     const failuresOnly = await record(unknown);
-    expect(failuresOnly).toMatchObject({ failRun: 5, expiresAt: expect.any(Number) });
+    expect(failuresOnly).toMatchObject({ expiresAt: expect.any(Number) });
+    expect(failRun(failuresOnly)).toBe(5);
     expect(failuresOnly).not.toHaveProperty('ha1Sha256');
     expect(failuresOnly?.expiresAt).toBeGreaterThan(Date.now() / 1000 + 60 * 60);
     expect(await record(known)).not.toHaveProperty('expiresAt'); // a user item never expires
@@ -205,6 +225,116 @@ describe('names that are nobody’s', () => {
   });
 });
 
+describe('client addresses (a run per address, the hourly ceiling over all of them)', () => {
+  const A = '203.0.113.7';
+  const B = '198.51.100.20';
+
+  it('a user locked out from one address still gets in from another; the first stays locked', async () => {
+    const name = await newUser();
+    const auth = container();
+    const fromA: string[] = [];
+    for (let i = 0; i < 7; i++) fromA.push(outcome(await auth.authenticate(basic(name, 'guess', A))));
+    expect(fromA).toEqual([WRONG, WRONG, WRONG, WRONG, WRONG, LOCKED, LOCKED]);
+    expect(outcome(await auth.authenticate(basic(name, 'right', A)))).toBe(LOCKED);
+    expect(outcome(await auth.authenticate(basic(name, 'right', B)))).toBe('accepted');
+    // The success ends B's run only: A is still locked.
+    expect(outcome(await auth.authenticate(basic(name, 'right', A)))).toBe(LOCKED);
+  });
+
+  it('the hourly ceiling locks the name from every address, a new one and the right password included', async () => {
+    const name = await newUser();
+    const time = clock();
+    const policy = { ...DEFAULT_LOCKOUT_POLICY, failureLimit: 20 }; // a bucket of 10
+    const auth = container(policy, time.now);
+    // Two failures from each of five addresses: no address reaches its own lockout.
+    for (let i = 0; i < 10; i++) {
+      expect(outcome(await auth.authenticate(basic(name, 'guess', `192.0.2.${i % 5}`)))).toBe(WRONG);
+    }
+    expect(outcome(await auth.authenticate(basic(name, 'right', B)))).toBe(LOCKED);
+    // The bucket frees one failure after 3,600 s / 10.
+    time.advance(360_000);
+    expect(outcome(await auth.authenticate(basic(name, 'right', B)))).toBe('accepted');
+  });
+
+  it('addresses of one IPv6 /64 are one source; IPv4 mapped into IPv6 is the IPv4 address', async () => {
+    const name = await newUser();
+    const auth = container();
+    for (let i = 0; i < 5; i++) await auth.authenticate(basic(name, 'guess', `2001:db8:1:2::${i + 1}`));
+    expect(outcome(await auth.authenticate(basic(name, 'right', '2001:db8:1:2:ffff::9')))).toBe(LOCKED);
+    expect(outcome(await auth.authenticate(basic(name, 'right', '2001:db8:1:3::1')))).toBe('accepted');
+
+    const other = await newUser();
+    for (let i = 0; i < 5; i++) await auth.authenticate(basic(other, 'guess', A));
+    expect(outcome(await auth.authenticate(basic(other, 'right', `::ffff:${A}`)))).toBe(LOCKED);
+  });
+
+  it('remembers eight addresses: a ninth takes the place of the one whose lockout ends first', async () => {
+    const name = await newUser();
+    const time = clock();
+    const auth = container(DEFAULT_LOCKOUT_POLICY, time.now);
+    const address = (i: number) => `192.0.2.${100 + i}`;
+    for (let i = 0; i < 8; i++) {
+      for (let j = 0; j < 5; j++) await auth.authenticate(basic(name, 'guess', address(i)));
+      time.advance(1_000); // the first address's lockout ends first
+    }
+    for (let j = 0; j < 5; j++) await auth.authenticate(basic(name, 'guess', address(8)));
+    const runs = (await record(name))?.failRuns as Record<string, unknown>;
+    expect(Object.keys(runs)).toHaveLength(8);
+    expect(runs).not.toHaveProperty(sourceTag(address(0)));
+    expect(runs).toHaveProperty(sourceTag(address(8)));
+    expect(outcome(await auth.authenticate(basic(name, 'right', address(1))))).toBe(LOCKED);
+  });
+});
+
+describe('the item a failure leaves under a name that is nobody’s', () => {
+  /** The item as DynamoDB holds it (attribute values with their types) and its size. */
+  const stored = async (name: string) => {
+    const { Item } = await tables.client.send(
+      new GetItemCommand({
+        TableName: tables.names.auth,
+        Key: { pk: { S: accountKey(name).pk } },
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item) throw new Error(`no item for ${name.slice(0, 20)}`);
+    return { item: Item, size: itemSize(Item), text: JSON.stringify(Item) };
+  };
+
+  it('is the same size for a 1-character name and the longest one Authorization can carry, and holds neither name', async () => {
+    const time = clock();
+    const auth = container(DEFAULT_LOCKOUT_POLICY, time.now);
+    const short = 'q';
+    // 3,064 bytes: with ":g" the Basic credentials are 4,094 characters, within MAX_AUTHORIZATION_LENGTH (4,096).
+    const long = `ü${'Z'.repeat(3_060)}ß`;
+    const longest = basic(long, 'g', A_ADDRESS);
+    expect((longest.authorization as string).length).toBeGreaterThan(MAX_AUTHORIZATION_LENGTH - 4);
+    expect(outcome(await auth.authenticate(basic(short, 'g', A_ADDRESS)))).toBe(WRONG);
+    expect(outcome(await auth.authenticate(longest))).toBe(WRONG);
+    const [one, many] = [await stored(short), await stored(long)];
+    expect(one.size).toBe(many.size);
+    expect(Object.keys(one.item).sort()).toEqual(Object.keys(many.item).sort());
+    expect(many.text).not.toContain('ZZZZ');
+    expect(many.text).not.toContain('ü');
+    expect(Object.values(one.item).map((value) => value.S)).not.toContain(short);
+    expect(one.size).toBeLessThanOrEqual(NOBODY_ITEM_BYTES.oneAddress);
+    console.info(`a name that is nobody's, after one failure: ${one.size} bytes`);
+  });
+
+  it('grows with the addresses it remembers, to a fixed largest size', async () => {
+    const time = clock();
+    const auth = container({ ...DEFAULT_LOCKOUT_POLICY, failureLimit: 1_000 }, time.now);
+    const name = `nobody-many-${++names}`;
+    for (let i = 0; i < 12; i++) {
+      for (let j = 0; j < 9; j++) await auth.authenticate(basic(name, 'guess', `198.51.100.${i}`));
+      time.advance(900_000);
+    }
+    const { size } = await stored(name);
+    expect(size).toBeLessThanOrEqual(NOBODY_ITEM_BYTES.eightAddresses);
+    expect(Object.keys((await stored(name)).item.failRuns?.M ?? {})).toHaveLength(8);
+    console.info(`a name that is nobody's, eight addresses remembered: ${size} bytes`);
+  });
+});
+
 describe('unlocking', () => {
   it('lifts a lockout at once: the right password is let in again', async () => {
     const name = await newUser();
@@ -213,7 +343,7 @@ describe('unlocking', () => {
     expect(outcome(await auth.authenticate(basic(name, 'right')))).toBe(LOCKED);
     expect((await users.listFailures()).find((listing) => listing.username === name)).toMatchObject({
       isUser: true,
-      failures: { consecutive: 5 },
+      failures: { runs: { [sourceTag(undefined)]: { consecutive: 5 } } },
     });
     expect(await users.clearFailures(name)).toBe(true);
     expect(await users.clearFailures(name)).toBe(false);
@@ -224,7 +354,9 @@ describe('unlocking', () => {
   it('removes a record of a name that is nobody’s', async () => {
     const name = `nobody-unlocked-${++names}`;
     await container().authenticate(basic(name, 'guess'));
-    expect((await users.listFailures()).find((listing) => listing.username === name)).toMatchObject({ isUser: false });
+    const listed = (await users.listFailures()).find((listing) => listing.key === accountKey(name).pk);
+    expect(listed).toMatchObject({ isUser: false });
+    expect(listed).not.toHaveProperty('username');
     expect(await users.clearFailures(name)).toBe(true);
     expect(await record(name)).toBeUndefined();
   });

@@ -9,7 +9,7 @@ import { userRecord } from '../../admin/user-records';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { createLocalServer } from '../../local/server';
 import { ensureTables } from '../../local/tables';
-import { DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
+import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 import {
   createDocumentClient,
   createDynamoClient,

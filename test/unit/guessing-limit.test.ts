@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
+import { type AccountFailures, recordFor } from '../../shared/auth/account-failures';
 import { Authenticator } from '../../shared/auth/authenticator';
+import { sourceTag } from '../../shared/auth/client-address';
 import { GuessingLimit } from '../../shared/auth/guessing-limit';
 import { afterFailure, DEFAULT_LOCKOUT_POLICY, type FailureRecord, forgottenAt } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
@@ -167,13 +169,13 @@ describe('GuessingLimit on a record other containers keep changing', () => {
       return read(name, latest);
     };
     const replace = store.replaceFailures.bind(store);
-    store.replaceFailures = async (name: string, read: Account, next: FailureRecord, expiresAt: number) => {
+    store.replaceFailures = async (name: string, read: Account, next: AccountFailures, expiresAt: number) => {
       if (raced++ < races) {
         const current = store.failures.get(name);
         store.failures.set(name, afterFailure(current, T0, policy)); // the other container's failure
         return false;
       }
-      writes.push(next);
+      writes.push(recordFor(next, sourceTag(undefined)) as FailureRecord);
       expiries.push(expiresAt);
       return replace(name, read, next);
     };
@@ -215,7 +217,7 @@ describe('GuessingLimit on a record other containers keep changing', () => {
     const run = { consecutive: 2, lastFailureAt: T0, bucketAt: T0, version: 2 };
     never.failures.set('alice', run);
     attempts = 0;
-    expect(await limit.succeeded('alice', { failures: run })).toBe(false);
+    expect(await limit.succeeded('alice', { failures: never.stored.get('alice') })).toBe(false);
     expect(attempts).toBe(12);
   });
 
@@ -225,7 +227,8 @@ describe('GuessingLimit on a record other containers keep changing', () => {
     const limit = new GuessingLimit(store, policy, () => T0 + 1);
     expect(await limit.succeeded('alice', await store.account('alice'))).toBe(true);
     expect(reads).toEqual([false, true]);
-    expect(writes).toEqual([{ consecutive: 0, lastFailureAt: T0, bucketAt: T0 + 144_000, version: 3 }]);
+    // A success forgets its source's run altogether (its slot is free again).
+    expect(writes).toEqual([{ consecutive: 0, lastFailureAt: 0, bucketAt: T0 + 144_000, version: 3 }]);
   });
 
   it('reports locked on lookup exactly while the record says so', async () => {

@@ -1,0 +1,47 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserStore } from '../auth/ports';
+import type { StoredUser } from '../auth/types';
+import { accountKey, toUser, toUserItem, type UserItem } from './account-items';
+import { DynamoAccountStore } from './dynamodb-account-store';
+import { isConditionalCheckFailure } from './errors';
+import { scanAccounts } from './scan-accounts';
+
+/**
+ * Users' credentials, on the same items as their names' failure records (account-items.ts), so the
+ * authorizer reads both with one request: a success costs no more than the user lookup alone.
+ */
+export class DynamoUserStore extends DynamoAccountStore implements UserStore {
+  async get(username: string) {
+    return (await this.account(username)).user;
+  }
+
+  /** Creates or replaces the user; a failure record the name had goes with the old item (every lockout ends). */
+  async put(user: StoredUser) {
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: toUserItem(user) }));
+  }
+
+  async delete(username: string) {
+    const { Attributes } = await this.client
+      .send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: accountKey(username),
+          ConditionExpression: 'attribute_exists(ha1Sha256)',
+          ReturnValues: 'ALL_OLD',
+        }),
+      )
+      .catch((error) => {
+        if (isConditionalCheckFailure(error)) return { Attributes: undefined };
+        throw error;
+      });
+    return Attributes !== undefined;
+  }
+
+  /** An administrative listing: scans the small auth table for user items (not names that only have failures). */
+  async list() {
+    const users: StoredUser[] = [];
+    for await (const page of scanAccounts(this.client, this.tableName, 'ha1Sha256'))
+      users.push(...(page.Items ?? []).map((item) => toUser(item as UserItem)));
+    return users.sort((a, b) => a.username.localeCompare(b.username));
+  }
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { recordFor, SOURCE_SLOTS, withRecord } from '../../shared/auth/account-failures';
+import { clientSource, sourceTag } from '../../shared/auth/client-address';
+import { afterFailure, DEFAULT_LOCKOUT_POLICY, type FailureRecord } from '../../shared/auth/lockout';
+
+describe('the client source failures are counted by', () => {
+  it('is an IPv4 address as it is, also when a dual-stack socket maps it into IPv6', () => {
+    expect(clientSource('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientSource('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientSource('::FFFF:203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('is the /64 prefix of an IPv6 address, however the address is written', () => {
+    expect(clientSource('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(clientSource('2001:0DB8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(clientSource('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientSource('::1')).toBe('0:0:0:0::/64');
+    expect(clientSource('2001:db8:1:3::1')).not.toBe(clientSource('2001:db8:1:2::1'));
+  });
+
+  it('is one source of its own when there is no address or it is not one', () => {
+    expect(clientSource(undefined)).toBe('unknown');
+    expect(clientSource('')).toBe('unknown');
+    expect(clientSource('not an address')).toBe('unknown');
+  });
+
+  it('is kept as an 11-character tag, the same for addresses of one source', () => {
+    expect(sourceTag('2001:db8:1:2::1')).toMatch(/^[\w-]{11}$/);
+    expect(sourceTag('2001:db8:1:2::1')).toBe(sourceTag('2001:db8:1:2:aaaa::5'));
+    expect(sourceTag('203.0.113.7')).not.toBe(sourceTag('203.0.113.8'));
+  });
+});
+
+describe('the runs a record keeps per source', () => {
+  const policy = DEFAULT_LOCKOUT_POLICY;
+  const T0 = 1_800_000_000_000;
+
+  it('share the bucket and version, each source with its own run', () => {
+    let stored = withRecord(undefined, 'a', afterFailure(undefined, T0, policy), policy);
+    stored = withRecord(stored, 'b', afterFailure(recordFor(stored, 'b'), T0 + 1, policy), policy);
+    expect(recordFor(stored, 'a')).toMatchObject({ consecutive: 1, lastFailureAt: T0, version: 2 });
+    expect(recordFor(stored, 'b')).toMatchObject({ consecutive: 1, lastFailureAt: T0 + 1, version: 2 });
+    expect(recordFor(stored, 'c')).toMatchObject({ consecutive: 0, bucketAt: stored.bucketAt, version: 2 });
+  });
+
+  it('forget a source whose run a success ended', () => {
+    const stored = withRecord(undefined, 'a', afterFailure(undefined, T0, policy), policy);
+    const ended = withRecord(stored, 'a', { ...(recordFor(stored, 'a') as FailureRecord), consecutive: 0 }, policy);
+    expect(ended.runs).toEqual({});
+  });
+
+  it(`keep ${SOURCE_SLOTS} sources: a new one takes the place of the one whose lockout ends first`, () => {
+    let stored = withRecord(undefined, 'first', afterFailure(undefined, T0, policy), policy);
+    for (let i = 1; i < SOURCE_SLOTS; i++) {
+      const source = `s${i}`;
+      for (let j = 0; j < 5; j++) {
+        stored = withRecord(stored, source, afterFailure(recordFor(stored, source), T0 + i, policy), policy);
+      }
+    }
+    // 'first' has one failure (no lockout): it goes before any locked source.
+    stored = withRecord(stored, 'new', afterFailure(recordFor(stored, 'new'), T0 + 10, policy), policy);
+    expect(Object.keys(stored.runs)).toHaveLength(SOURCE_SLOTS);
+    expect(stored.runs).not.toHaveProperty('first');
+    // An unlocked source goes first again: the one just added, not a locked one.
+    stored = withRecord(stored, 'newer', afterFailure(recordFor(stored, 'newer'), T0 + 11, policy), policy);
+    expect(stored.runs).not.toHaveProperty('new');
+
+    // All locked: the earliest lockout end goes.
+    let locked = withRecord(undefined, 's0', afterFailure(undefined, T0, policy), policy);
+    for (let i = 0; i < SOURCE_SLOTS; i++) {
+      for (let j = i === 0 ? 1 : 0; j < 5; j++) {
+        locked = withRecord(locked, `s${i}`, afterFailure(recordFor(locked, `s${i}`), T0 + i, policy), policy);
+      }
+    }
+    locked = withRecord(locked, 'x', afterFailure(recordFor(locked, 'x'), T0 + 20, policy), policy);
+    expect(Object.keys(locked.runs).sort()).toEqual(['s1', 's2', 's3', 's4', 's5', 's6', 's7', 'x']);
+  });
+});
