@@ -7,11 +7,17 @@ import { isConditionalCheckFailure } from '../shared/store/errors';
 const LEGACY_PREFIX = 'USER#';
 
 /**
- * Moves every user still under `USER#<name>` to its `ACCOUNT#<digest>` item and removes the old
- * item (with its failure record, so lockouts kept there end). A user already stored under the new
- * key (added again since) keeps that one. Returns the names moved and the names kept.
+ * Copies every user still under `USER#<name>` to its `ACCOUNT#<digest>` item; a user already stored
+ * under the new key (added again since) keeps that one. The earlier items stay unless
+ * `removeEarlier` is set: the version before this one reads only them, so an operator copies before
+ * deploying (no user sees a 401 in between), copies again after, then removes. A removed item takes
+ * its failure record with it, so lockouts kept there end. Returns the names copied and the names kept.
  */
-export const migrateLegacyUsers = async (client: DynamoDBDocumentClient, tableName: string) => {
+export const migrateLegacyUsers = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  { removeEarlier = false }: { removeEarlier?: boolean } = {},
+) => {
   const moved: string[] = [];
   const kept: string[] = [];
   const pages = paginateScan(
@@ -42,7 +48,7 @@ export const migrateLegacyUsers = async (client: DynamoDBDocumentClient, tableNa
         if (!isConditionalCheckFailure(error)) throw error;
         kept.push(user.username);
       }
-      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: item.pk } }));
+      if (removeEarlier) await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: item.pk } }));
     }
   }
   return { moved, kept };

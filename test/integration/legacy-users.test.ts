@@ -23,7 +23,7 @@ describe('moving users from the earlier key layout', () => {
     failVersion: 5,
   });
 
-  it('moves each user once, keeps one added anew since, and removes the earlier items', async () => {
+  it('copies each user once and keeps one added anew since; the earlier items stay until removeEarlier', async () => {
     const users = new DynamoUserStore(client, tables.names.auth);
     for (const item of [legacy('ann', 'old'), legacy('ben', 'old')]) {
       await client.send(new PutCommand({ TableName: tables.names.auth, Item: item }));
@@ -31,6 +31,10 @@ describe('moving users from the earlier key layout', () => {
     await users.put({ username: 'ben', realm: 'books', ha1: { MD5: 'new-md5', 'SHA-256': 'new-sha256' } });
 
     expect(await migrateLegacyUsers(client, tables.names.auth)).toEqual({ moved: ['ann'], kept: ['ben'] });
+    const earlier = async (pk: string) =>
+      (await client.send(new GetCommand({ TableName: tables.names.auth, Key: { pk } }))).Item;
+    // The version before reads only these: a copy made before deploying leaves it working.
+    expect((await earlier('USER#ann'))?.ha1Md5).toBe('old-md5');
     expect(await users.get('ann')).toEqual({
       username: 'ann',
       realm: 'books',
@@ -38,9 +42,10 @@ describe('moving users from the earlier key layout', () => {
     });
     expect((await users.get('ben'))?.ha1.MD5).toBe('new-md5');
     expect((await users.account('ann')).failures).toBeUndefined(); // the old lockout does not move
-    for (const pk of ['USER#ann', 'USER#ben']) {
-      expect((await client.send(new GetCommand({ TableName: tables.names.auth, Key: { pk } }))).Item).toBeUndefined();
-    }
+    const removal = await migrateLegacyUsers(client, tables.names.auth, { removeEarlier: true });
+    expect({ moved: removal.moved, kept: removal.kept.sort() }).toEqual({ moved: [], kept: ['ann', 'ben'] });
+    for (const pk of ['USER#ann', 'USER#ben']) expect(await earlier(pk)).toBeUndefined();
+    expect(await users.get('ann')).toBeDefined();
     expect(await migrateLegacyUsers(client, tables.names.auth)).toEqual({ moved: [], kept: [] });
   });
 });
