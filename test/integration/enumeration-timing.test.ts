@@ -5,7 +5,7 @@ import {
   describeComparison,
   medianInterval,
   type TimingComparison,
-} from '../../bench/enumeration-timing';
+} from '../support/enumeration-timing';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
