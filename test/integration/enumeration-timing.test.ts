@@ -1,17 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
-import {
-  compareWrongPasswordTiming,
-  describeComparison,
-  medianInterval,
-  type TimingComparison,
-} from '../support/enumeration-timing';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AccountStore } from '../../shared/auth/ports';
 import { DynamoNonceLedger, DynamoUserStore } from '../../shared/store/dynamodb-auth-store';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+import {
+  compareWrongPasswordTiming,
+  describeComparison,
+  medianInterval,
+  type TimingComparison,
+} from '../support/enumeration-timing';
 
 /**
  * Timing, on DynamoDB Local: a wrong password for a user against one for a name that is nobody's,
