@@ -11,7 +11,7 @@ import { ENV, toEnvironment } from '../shared/config';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { integerOption, parseCommandLine, UsageError } from '../tools/cli';
 import { type BuiltFunction, buildAll, extraOverFloor, PROJECT_ROOT, savingsAgainstFloor } from './bundles';
-import { type CapacityResults, readCapacityBaseline, renderCapacity } from './capacity';
+import { type CapacityResults, renderCapacity } from './capacity';
 import { type DynamoMeter, type MeteredCall, startDynamoMeter, summarize } from './dynamodb-meter';
 import { authorizerEvent } from './events';
 import { type ImportTimes, measureImportTimes, pairedRatio } from './import-time';
@@ -354,7 +354,7 @@ export const writeReport = (
     renderReport(results),
     ...(listStreaming ? ['### Whole-catalogue list, streamed', listStreaming] : []),
     '### Throughput ceilings of the data model',
-    renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT)),
+    renderCapacity(capacity),
   ]
     .map((section) => section.trim())
     .join('\n\n');
