@@ -81,7 +81,7 @@ const linkTargets = (text: string): string[] => {
  * emphasis reduced to their text) in lower case, punctuation dropped, spaces turned into hyphens, and
  * `-1`, `-2`, ... after a repeated one.
  */
-export const headingAnchors = (text: string): Set<string> => {
+const headingAnchors = (text: string): Set<string> => {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const [, heading] of prose(text).matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
