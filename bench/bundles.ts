@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING } from '../infra/bundling';
 import { AUTHORIZER, ROUTES } from '../shared/api/routes';
 
@@ -114,10 +114,9 @@ export const buildFunction = async (
   fn: FunctionEntry,
   outDir: string,
   bundling: BundlingOptions = BUNDLING,
-  plugins: Plugin[] = [],
 ): Promise<BuiltFunction> => {
   const file = join(outDir, fn.name, bundling.format === 'esm' ? 'index.mjs' : 'index.js');
-  const result = await build({ ...esbuildOptions(bundling, fn.entry, file), logLevel: 'error', plugins });
+  const result = await build({ ...esbuildOptions(bundling, fn.entry, file), logLevel: 'error' });
   return { ...fn, file, bytes: statSync(file).size, metafile: result.metafile as Metafile };
 };
 
@@ -160,11 +159,3 @@ export const savingsAgainstFloor = (fn: BuiltFunction, floor: BuiltFunction, top
     .sort((a, b) => a[1] - b[1])
     .slice(0, top);
 };
-
-/** Builds a function with one of the project's modules swapped for another (an alternative to measure). */
-export const replaceModule = (original: RegExp, replacement: string): Plugin => ({
-  name: 'replace-module',
-  setup(builder) {
-    builder.onResolve({ filter: original }, () => ({ path: resolve(PROJECT_ROOT, replacement) }));
-  },
-});

@@ -1,13 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { ensureTables } from '../local/tables';
 import type { Book, NewBook } from '../shared/books/types';
 import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
-import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from '../shared/store/dynamodb-client';
+import { createDocumentClient, PATIENT_CLIENT_LIMITS } from '../shared/store/dynamodb-client';
 import { BOOKS_TABLE } from '../shared/store/tables';
 import { CapacityModel, type Ceiling, ceilingOf, type LoadProfile, mixOf, profileOf } from './capacity-model';
-import { type DynamoMeter, startDynamoMeter } from './dynamodb-meter';
+import type { DynamoMeter } from './dynamodb-meter';
 import { markdownTable } from './markdown';
 
 /** The goals the data model is held to, per scenario (requests per second on one table). */
@@ -24,7 +20,7 @@ export interface CapacityRow {
 }
 
 export interface CapacityResults {
-  /** Which code produced the rows: `this run`, or the layout a baseline was recorded from. */
+  /** Which run produced the rows (`this run`, `test`); it also keeps each run's ISBNs apart. */
   source: string;
   requestsPerScenario: number;
   rows: CapacityRow[];
@@ -35,8 +31,8 @@ const stamp = '2026-01-01T00:00:00.000Z';
 /**
  * Runs each route's DynamoDB traffic through the store (what the handlers send, nothing else) behind
  * the metering proxy, and turns what it saw into each scenario's ceiling: the request rate at which
- * the hottest partition key or item reaches DynamoDB's per-partition limit. The same code runs on
- * an older layout's code to record its figures (bench/capacity-baseline.json).
+ * the hottest partition key or item reaches DynamoDB's per-partition limit. How the layout was chosen
+ * against the single-partition one: docs/decisions/sharded-book-keys.md.
  */
 export const measureCapacity = async (
   meter: DynamoMeter,
@@ -122,11 +118,9 @@ export const measureCapacity = async (
 
 const fixed = (value: number) => (Number.isFinite(value) ? Math.floor(value).toLocaleString('en-US') : 'unbounded');
 
-/** Old layout beside new, with the goals; Markdown for docs/benchmarks.md. */
-export const renderCapacity = (current: CapacityResults, baseline: CapacityResults | undefined): string => {
-  const old = new Map(baseline?.rows.map((row) => [row.scenario, row.ceiling]));
+/** Each scenario's ceiling, with the goals; Markdown for docs/benchmarks.md. */
+export const renderCapacity = (current: CapacityResults): string => {
   const rows = current.rows.map(({ scenario, ceiling }) => {
-    const before = old.get(scenario);
     const goal = CAPACITY_GOALS[scenario];
     const met =
       goal === undefined
@@ -134,54 +128,21 @@ export const renderCapacity = (current: CapacityResults, baseline: CapacityResul
         : `${goal.toLocaleString('en-US')} ${ceiling.requestsPerSecond >= goal && ceiling.maxWriteShare <= 1 / 8 ? '✓' : '✗'}`;
     return [
       scenario,
-      before ? fixed(before.requestsPerSecond) : '–',
-      before ? `${(before.maxWriteShare * 100).toFixed(0)} %` : '–',
       fixed(ceiling.requestsPerSecond),
       `${(ceiling.maxWriteShare * 100).toFixed(1)} %`,
       ceiling.limitedBy,
-      `${before ? before.callsPerRequest.toFixed(2) : '–'} → ${ceiling.callsPerRequest.toFixed(2)}`,
+      ceiling.callsPerRequest.toFixed(2),
       met,
     ];
   });
   const table = markdownTable(
-    [
-      'Scenario',
-      'Old layout: req/s',
-      'Old: hottest key share',
-      'New layout: req/s',
-      'New: hottest key share',
-      'Limited by (new)',
-      'DynamoDB calls per request (old → new)',
-      'Goal',
-    ],
+    ['Scenario', 'req/s', 'hottest key share', 'Limited by', 'DynamoDB calls per request', 'Goal'],
     rows,
-    ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'right'],
+    ['left', 'right', 'right', 'left', 'right', 'right'],
   );
   return [
-    `Ceilings from ${current.requestsPerScenario} metered requests per scenario: the request rate at which the hottest partition key reaches 1,000 WCU/s or 3,000 RCU/s, or one item 1,000 WCU/s (DynamoDB's per-partition limits; it never splits an item). Old layout: ${baseline ? `${baseline.source}, recorded by this same model (bench/capacity-baseline.json)` : 'not recorded'}. Hottest key share: that key's part of all write units (table and index keys).`,
+    `Ceilings from ${current.requestsPerScenario} metered requests per scenario: the request rate at which the hottest partition key reaches 1,000 WCU/s or 3,000 RCU/s, or one item 1,000 WCU/s (DynamoDB's per-partition limits; it never splits an item). Hottest key share: that key's part of all write units (table and index keys).`,
     '',
     table,
   ].join('\n');
 };
-
-export const readCapacityBaseline = (root: string): CapacityResults | undefined => {
-  try {
-    return JSON.parse(readFileSync(join(root, 'bench/capacity-baseline.json'), 'utf8')) as CapacityResults;
-  } catch {
-    return undefined;
-  }
-};
-
-/** `tsx bench/capacity.ts <source> [requests]`: the JSON of one run, to record a baseline from another layout's code. */
-if (process.argv[1]?.endsWith('capacity.ts') && process.argv[2] !== undefined) {
-  const database = await startDynamoDbLocal();
-  const meter = await startDynamoMeter(database.endpoint);
-  try {
-    await ensureTables(createDynamoClient(database.endpoint), { books: 'capacity-books', auth: 'capacity-auth' });
-    const results = await measureCapacity(meter, 'capacity-books', Number(process.argv[3] ?? 256), process.argv[2]);
-    console.log(JSON.stringify(results, null, 2));
-  } finally {
-    await meter.close();
-    await database.stop();
-  }
-}

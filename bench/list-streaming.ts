@@ -9,13 +9,13 @@ import { PRICES } from './cost';
 import { markdownTable } from './markdown';
 
 /**
- * The whole-catalogue list streamed, next to the buffered list it replaced, at each table size of
- * the bench: time to the first body byte, total time and the rise of resident memory, each measured
- * in a fresh process (bench/list-streaming-probe.ts) so one mode's heap never flatters the other's.
+ * The whole-catalogue list as Lambda streams it, at each table size of the bench: time to the first
+ * body byte, total time and the rise of resident memory, measured in a fresh process
+ * (bench/list-streaming-probe.ts) so no earlier step's heap is counted. Why the list streams:
+ * docs/decisions/streamed-list.md.
  */
 export interface ListStreamingRow {
   size: number;
-  mode: 'streamed' | 'buffered';
   status: number;
   bytes: number;
   firstByteMs: number;
@@ -26,21 +26,20 @@ export interface ListStreamingRow {
 }
 
 /**
- * A heap too small for a buffered 100,000-book body (17.7 MB of JSON, held as parts and as one
- * string), ample for the streamed one's pages. Resident memory depends on when the garbage
+ * A heap smaller than a 100,000-book body (17.7 MB of JSON, held as parts and as one string, would
+ * not fit), ample for the streamed list's pages. Resident memory depends on when the garbage
  * collector runs; a cap it cannot pass is the firmer measure of what a list needs.
  */
 export const SMALL_HEAP_MB = 48;
 
 const probe = (
-  mode: ListStreamingRow['mode'],
   endpoint: string,
   table: string,
   heapMb?: number,
 ): Promise<Omit<ListStreamingRow, 'size' | 'fitsSmallHeap'>> =>
   new Promise((done, fail) => {
     const heap = heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`];
-    const child = spawn(process.execPath, [...heap, '--import', 'tsx', 'bench/list-streaming-probe.ts', mode], {
+    const child = spawn(process.execPath, [...heap, '--import', 'tsx', 'bench/list-streaming-probe.ts'], {
       cwd: PROJECT_ROOT,
       env: {
         ...process.env,
@@ -62,38 +61,31 @@ const probe = (
     });
     child.on('close', (code) => {
       const line = stdout.trim().split('\n').at(-1) ?? '';
-      if (code !== 0 || !line.startsWith('{')) fail(new Error(`list-streaming probe (${mode}) failed:\n${stderr}`));
+      if (code !== 0 || !line.startsWith('{')) fail(new Error(`list-streaming probe failed:\n${stderr}`));
       else done(JSON.parse(line));
     });
   });
 
-/** Both modes over the table as it is now (`size` books), straight against DynamoDB Local. */
+/** The whole list over the table as it is now (`size` books), straight against DynamoDB Local. */
 export const measureListStreaming = async (options: {
   endpoint: string;
   table: string;
   size: number;
   log: (line: string) => void;
 }): Promise<ListStreamingRow[]> => {
-  const rows: ListStreamingRow[] = [];
   // DynamoDB Local's first pass over a freshly written table is slower than any later one: a first
-  // streamed pass, not reported, keeps that from the figures of whichever mode would come first.
-  await probe('streamed', options.endpoint, options.table);
-  for (const mode of ['streamed', 'buffered'] as const) {
-    const fitsSmallHeap = await probe(mode, options.endpoint, options.table, SMALL_HEAP_MB).then(
-      (result) => result.status === 200,
-      () => false, // out of memory: V8 aborts the process
-    );
-    const row = { size: options.size, ...(await probe(mode, options.endpoint, options.table)), fitsSmallHeap };
-    options.log(
-      `  ${mode} whole list of ${options.size}: ${row.status}, first byte ${Math.round(row.firstByteMs)} ms, total ${Math.round(row.totalMs)} ms, memory +${mb(row.residentRiseBytes)} MB, ${fitsSmallHeap ? 'fits' : 'does not fit'} a ${SMALL_HEAP_MB} MB heap`,
-    );
-    rows.push(row);
-  }
-  return rows;
+  // pass, not reported, keeps that from the figures.
+  await probe(options.endpoint, options.table);
+  const fitsSmallHeap = await probe(options.endpoint, options.table, SMALL_HEAP_MB).then(
+    (result) => result.status === 200,
+    () => false, // out of memory: V8 aborts the process
+  );
+  const row = { size: options.size, ...(await probe(options.endpoint, options.table)), fitsSmallHeap };
+  options.log(
+    `  whole list of ${options.size}: ${row.status}, first byte ${Math.round(row.firstByteMs)} ms, total ${Math.round(row.totalMs)} ms, memory +${mb(row.residentRiseBytes)} MB, ${fitsSmallHeap ? 'fits' : 'does not fit'} a ${SMALL_HEAP_MB} MB heap`,
+  );
+  return [row];
 };
-
-/** A buffered Lambda result is refused above 6 MB; the list answered 422 instead. */
-const LAMBDA_BUFFERED_LIMIT_BYTES = 6 * 1024 * 1024;
 /** API Gateway streams the first 10 MB of a response unthrottled, the rest at 2 MB/s. */
 export const UNTHROTTLED_STREAM_BYTES = 10 * 1024 * 1024;
 export const STREAM_BYTES_PER_SECOND = 2 * 1024 * 1024;
@@ -124,21 +116,9 @@ export const streamingCostPerMillion = (bytes: number) => {
 export const renderListStreaming = (rows: ListStreamingRow[]): string => {
   const sizes = [...new Set(rows.map((row) => row.size))];
   const timing = markdownTable(
-    [
-      'books',
-      'JSON',
-      'streamed: first byte',
-      'streamed: total',
-      'streamed: memory rise',
-      `streamed: in a ${SMALL_HEAP_MB} MB heap`,
-      'buffered: first byte = total',
-      'buffered: memory rise',
-      `buffered: in a ${SMALL_HEAP_MB} MB heap`,
-      'buffered on Lambda',
-    ],
+    ['books', 'JSON', 'first byte', 'total', 'memory rise', `in a ${SMALL_HEAP_MB} MB heap`],
     sizes.map((size) => {
-      const streamed = rows.find((row) => row.size === size && row.mode === 'streamed') as ListStreamingRow;
-      const buffered = rows.find((row) => row.size === size && row.mode === 'buffered') as ListStreamingRow;
+      const streamed = rows.find((row) => row.size === size) as ListStreamingRow;
       return [
         size.toLocaleString('en'),
         `${mb(streamed.bytes)} MB`,
@@ -146,13 +126,9 @@ export const renderListStreaming = (rows: ListStreamingRow[]): string => {
         `${Math.round(streamed.totalMs)} ms`,
         `${mb(streamed.residentRiseBytes)} MB`,
         streamed.fitsSmallHeap ? 'completes' : 'out of memory',
-        `${Math.round(buffered.totalMs)} ms`,
-        `${mb(buffered.residentRiseBytes)} MB`,
-        buffered.fitsSmallHeap ? 'completes' : 'out of memory',
-        buffered.bytes > LAMBDA_BUFFERED_LIMIT_BYTES ? 'over 6 MB: 422' : '200',
       ];
     }),
-    ['right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'left', 'left'],
+    ['right', 'right', 'right', 'right', 'right', 'left'],
   );
   const cost = markdownTable(
     [
@@ -165,7 +141,7 @@ export const renderListStreaming = (rows: ListStreamingRow[]): string => {
       'Lambda time delivering $/M',
     ],
     sizes.map((size) => {
-      const { bytes } = rows.find((row) => row.size === size && row.mode === 'streamed') as ListStreamingRow;
+      const { bytes } = rows.find((row) => row.size === size) as ListStreamingRow;
       const price = streamingCostPerMillion(bytes);
       return [
         size.toLocaleString('en'),

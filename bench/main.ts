@@ -77,7 +77,7 @@ const main = async () => {
       },
     });
 
-    log('Capacity model: per-key load of every route, old layout beside new …');
+    log('Capacity model: per-key load of every route …');
     const capacity = await measureCapacity(database.meter, BENCH_TABLES.capacity, options.quick ? 64 : 256, 'this run');
 
     const results = benchResults(options, bundles, routes, scaling);

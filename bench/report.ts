@@ -33,16 +33,6 @@ export interface SizeRow {
   savings: [string, number][];
 }
 
-export interface AlternativeRow {
-  label: string;
-  bytes: number;
-  importMs: number;
-  importWallMs: number;
-  importRatio: number;
-  importWallRatio: number;
-  decision: string;
-}
-
 export interface RouteRow {
   function: string;
   label: string;
@@ -58,7 +48,6 @@ export interface BenchResults {
   requests: number;
   floor: SizeRow;
   functions: SizeRow[];
-  alternatives: AlternativeRow[];
   routes: RouteRow[];
   /** The authorizer's extra calls on the first request of a container (nonce key). */
   coldAuthorizer?: CallSummary;
@@ -114,23 +103,6 @@ const sizeSection = (r: BenchResults) => {
       : `Goal (every function ≤ ${GOAL_RATIO}× the floor in size and import time): **not met** by ${over.join(', ')}.`,
   ].join('\n');
 };
-
-const alternativesSection = (r: BenchResults) =>
-  [
-    '### Dependencies that cost, and their alternatives',
-    '',
-    markdownTable(
-      ['variant', 'bundle KB', 'size × floor', 'import CPU ms', 'import × floor', 'decision'],
-      r.alternatives.map((a) => [
-        a.label,
-        kb(a.bytes),
-        ratio(a.bytes, r.floor.bytes),
-        ms(a.importMs),
-        `${a.importRatio.toFixed(3)}×`,
-        a.decision,
-      ]),
-    ),
-  ].join('\n');
 
 const latencySection = (r: BenchResults) =>
   [
@@ -302,8 +274,6 @@ export const renderReport = (r: BenchResults): string =>
     `_Measured ${r.date} on ${r.environment}. Regenerate with \`npm run bench\`._`,
     '',
     sizeSection(r),
-    '',
-    alternativesSection(r),
     '',
     latencySection(r),
     '',

@@ -10,29 +10,13 @@ import { ensureTables } from '../local/tables';
 import { ENV, toEnvironment } from '../shared/config';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { integerOption, parseCommandLine, UsageError } from '../tools/cli';
-import {
-  type BuiltFunction,
-  buildAll,
-  buildFunction,
-  extraOverFloor,
-  FLOOR_BUNDLING,
-  PROJECT_ROOT,
-  replaceModule,
-  savingsAgainstFloor,
-} from './bundles';
-import { type CapacityResults, readCapacityBaseline, renderCapacity } from './capacity';
+import { type BuiltFunction, buildAll, extraOverFloor, PROJECT_ROOT, savingsAgainstFloor } from './bundles';
+import { type CapacityResults, renderCapacity } from './capacity';
 import { type DynamoMeter, type MeteredCall, startDynamoMeter, summarize } from './dynamodb-meter';
 import { authorizerEvent } from './events';
 import { type ImportTimes, measureImportTimes, pairedRatio } from './import-time';
 import { type Handler, invoke, loadBundle, measureLatency } from './latency';
-import {
-  type AlternativeRow,
-  type BenchResults,
-  type RouteRow,
-  renderReport,
-  type SizeRow,
-  withBenchBlock,
-} from './report';
+import { type BenchResults, type RouteRow, renderReport, type SizeRow, withBenchBlock } from './report';
 import type { ScalingRow } from './scaling';
 import { BENCH_USER, digestAuthorization, type Scenario } from './scenarios';
 
@@ -115,47 +99,17 @@ export interface BenchBundles {
   floor: BuiltFunction;
   /** Every function of the stack, built with its BUNDLING. */
   functions: BuiltFunction[];
-  /** The alternatives the bundles were weighed against. */
-  consoleLogger: BuiltFunction;
-  metricsProbe: BuiltFunction;
-  defaultChain: BuiltFunction;
 }
 
-/** Builds the floor, every function as the stack bundles it, and the three alternatives. */
+/** Builds the floor and every function as the stack bundles it. */
 export const buildBundles = async (outDir: string): Promise<BenchBundles> => {
   const [floor, ...functions] = (await buildAll(outDir)) as [BuiltFunction, ...BuiltFunction[]];
-  const consoleLogger = await buildFunction(
-    { name: 'GetBook-console-logger', entry: 'functions/books/get.ts' },
-    outDir,
-    undefined,
-    [replaceModule(/\/logger$/, 'bench/alternatives/console-logger.ts')],
-  );
-  const metricsProbe = await buildFunction(
-    { name: 'Floor-plus-metrics', entry: 'bench/alternatives/metrics-probe.ts' },
-    outDir,
-    FLOOR_BUNDLING,
-  );
-  const defaultChain = await buildFunction(
-    { name: 'GetBook-default-credential-chain', entry: 'functions/books/get.ts' },
-    outDir,
-    FLOOR_BUNDLING,
-  );
-  return { floor, functions, consoleLogger, metricsProbe, defaultChain };
-};
-
-const ALTERNATIVE_DECISIONS = {
-  consoleLogger:
-    'Logger stays: structured JSON with the request id, route and cold start for ≈ 17 KB, and every function is well inside the goal with it',
-  metrics:
-    'Metrics stays: EMF counts of 4xx, 5xx and authentication failures for ≈ 10 KB (this row: what Metrics alone adds to the floor)',
-  defaultChain:
-    'goes: on Lambda only the chain’s environment link ever runs; the alias in BUNDLING keeps just that link (infra/lambda-credential-provider.ts)',
+  return { floor, functions };
 };
 
 export interface BundleMeasures {
   floor: SizeRow;
   functions: SizeRow[];
-  alternatives: AlternativeRow[];
 }
 
 /** Size and fresh-process import time of every bundle, as ratios to the floor's. */
@@ -164,8 +118,8 @@ export const measureBundles = (
   runs: number,
   progress: (round: number) => void = () => undefined,
 ): BundleMeasures => {
-  const { floor, functions, consoleLogger, metricsProbe, defaultChain } = bundles;
-  const all = [floor, ...functions, consoleLogger, metricsProbe, defaultChain];
+  const { floor, functions } = bundles;
+  const all = [floor, ...functions];
   const importMs = measureImportTimes([...new Set(all.map((b) => b.file))], runs, progress);
   const floorTimes = importMs.get(floor.file) as ImportTimes;
   const sizeRow = (b: BuiltFunction): SizeRow => {
@@ -184,23 +138,6 @@ export const measureBundles = (
   return {
     floor: sizeRow(floor),
     functions: functions.map(sizeRow),
-    alternatives: [
-      {
-        label: 'GetBook with a console logger instead of Powertools Logger',
-        ...sizeRow(consoleLogger),
-        decision: ALTERNATIVE_DECISIONS.consoleLogger,
-      },
-      {
-        label: 'Floor + Powertools Metrics (one metric)',
-        ...sizeRow(metricsProbe),
-        decision: ALTERNATIVE_DECISIONS.metrics,
-      },
-      {
-        label: 'GetBook with the SDK’s whole default credential chain (no alias)',
-        ...sizeRow(defaultChain),
-        decision: ALTERNATIVE_DECISIONS.defaultChain,
-      },
-    ],
   };
 };
 
@@ -415,9 +352,9 @@ export const writeReport = (
   // Sections joined by exactly one blank line, and the file ending in a newline, as Biome formats Markdown.
   const report = [
     renderReport(results),
-    ...(listStreaming ? ['### Whole-catalogue list: streamed and buffered', listStreaming] : []),
+    ...(listStreaming ? ['### Whole-catalogue list, streamed', listStreaming] : []),
     '### Throughput ceilings of the data model',
-    renderCapacity(capacity, readCapacityBaseline(PROJECT_ROOT)),
+    renderCapacity(capacity),
   ]
     .map((section) => section.trim())
     .join('\n\n');

@@ -6,7 +6,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { DEFAULTS } from '../../shared/config';
-import { METRIC } from '../../shared/observability/metrics';
+import { DIMENSION, METRIC } from '../../shared/observability/metric-names';
 
 export interface AlarmProps {
   api: apigateway.RestApi;
@@ -89,7 +89,7 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
       metric: new cloudwatch.Metric({
         namespace: DEFAULTS.metricsNamespace,
         metricName: METRIC.accountLockout,
-        dimensionsMap: { service: DEFAULTS.serviceName },
+        dimensionsMap: { [DIMENSION.service]: DEFAULTS.serviceName },
         period: PERIOD,
         statistic: 'Sum',
       }),

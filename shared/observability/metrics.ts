@@ -1,5 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { readSetting } from '../config';
+import { DIMENSION, METRIC } from './metric-names';
 
 /**
  * CloudWatch metrics in Embedded Metric Format (one JSON log line, no API call). Namespace from
@@ -10,15 +11,6 @@ export const metrics = new Metrics({
   namespace: readSetting('metricsNamespace'),
   serviceName: readSetting('serviceName'),
 });
-
-export const METRIC = {
-  clientError: 'ClientErrors',
-  serverError: 'ServerErrors',
-  authenticationFailure: 'AuthenticationFailures',
-  authenticationChallenge: 'AuthenticationChallenges',
-  accountLockout: 'AccountLockouts',
-  truncatedResponse: 'TruncatedResponses',
-} as const;
 
 /**
  * Writes what was counted, if anything. Powertools' own `logMetrics` middleware warns on every
@@ -32,7 +24,7 @@ const flush = () => {
 export const countResponse = (route: string, statusCode: number): void => {
   const name = statusCode >= 500 ? METRIC.serverError : statusCode >= 400 ? METRIC.clientError : undefined;
   if (!name) return;
-  metrics.addDimension('route', route);
+  metrics.addDimension(DIMENSION.route, route);
   metrics.addMetric(name, MetricUnit.Count, 1);
   flush();
 };
@@ -57,7 +49,7 @@ export const countAuthenticationDenied = (credentialsPresented: boolean, lockout
  * It is no 5xx (the status was 200), so it is counted on its own, per route.
  */
 export const countTruncatedResponse = (route: string): void => {
-  metrics.addDimension('route', route);
+  metrics.addDimension(DIMENSION.route, route);
   metrics.addMetric(METRIC.truncatedResponse, MetricUnit.Count, 1);
   flush();
 };

@@ -162,7 +162,6 @@ describe('bench', () => {
       requests: 500,
       floor: size('Floor', 100_000, 40),
       functions: [size('GetBook', 110_000, 44), size('ListBooks', 120_000, 41), size('Authorizer', 100_000, 47)],
-      alternatives: [],
       routes: [],
       scaling: [],
       stackMemoryMb: 512,

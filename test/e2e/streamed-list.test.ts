@@ -22,7 +22,7 @@ const BOOKS = 25_000;
 
 /**
  * A V8 old space too small to hold the body as the buffered list did (its 16.8 MB of text and the
- * books' parts beside it: that list runs out of memory here, bench/list-streaming.ts), ample for
+ * books' parts beside it: that list runs out of memory here, docs/decisions/streamed-list.md), ample for
  * the pages a streamed list holds.
  */
 const CAPPED_HEAP_MB = 48;

@@ -1,11 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
-import {
-  compareWrongPasswordTiming,
-  describeComparison,
-  medianInterval,
-  type TimingComparison,
-} from '../../bench/enumeration-timing';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
@@ -13,6 +7,12 @@ import type { AccountStore } from '../../shared/auth/ports';
 import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
 import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+import {
+  compareWrongPasswordTiming,
+  describeComparison,
+  medianInterval,
+  type TimingComparison,
+} from '../support/enumeration-timing';
 
 /**
  * Timing, on DynamoDB Local: a wrong password for a user against one for a name that is nobody's,

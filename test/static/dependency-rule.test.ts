@@ -127,4 +127,22 @@ describe('the dependency rule between folders', () => {
     expect(domainToStore).toContain('shared/books may not import shared/store');
     expect(observabilityToHttp).toContain('shared/observability may not import shared/http');
   });
+
+  it('keeps the runtime libraries out of the CDK app: its alarms take metric names, not the metrics module', () => {
+    // Every package infra/app.ts reaches through the project's files, type-only imports left out.
+    const packages = new Set<string>();
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const edge of importsOf(file).filter((e) => !e.typeOnly)) {
+        if (edge.to === undefined) packages.add(edge.specifier);
+        else visit(edge.to);
+      }
+    };
+    visit('infra/app.ts');
+    expect(seen).toContain('infra/constructs/alarms.ts');
+    expect(seen).toContain('shared/observability/metric-names.ts');
+    expect([...packages].filter((name) => /^@aws-lambda-powertools\/|^@middy\//.test(name))).toEqual([]);
+  });
 });

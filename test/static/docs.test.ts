@@ -9,9 +9,10 @@ import { PROJECT_ROOT } from '../../infra/bundling';
  * exists, every `npm run` script they name is in package.json, every link stays inside the
  * repository and resolves, and no page carries remarks on the machine it was written on.
  */
-const DOCS = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).map((file) => `docs/${file}`)].filter((file) =>
-  file.endsWith('.md'),
-);
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(PROJECT_ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((file) => `docs/${file}`),
+].filter((file) => file.endsWith('.md'));
 const read = (doc: string) => readFileSync(join(PROJECT_ROOT, doc), 'utf8');
 
 /** Every file in the working tree that git tracks or would track (new files included). */
@@ -39,7 +40,7 @@ const ELSEWHERE = new Set([
   'mutation.json', // Stryker writes it under reports/ (git-ignored)
 ]);
 
-const MEDIA_TYPE = /^(application|text|image|multipart)\/[\w.+-]+$/;
+const MEDIA_TYPE = /^(application|text|image|multipart)\/[\w.+-]+$/i;
 
 /** `text` without its fenced code blocks. */
 const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
@@ -73,6 +74,28 @@ const linkTargets = (text: string): string[] => {
     ...[...body.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((match) => match[1] as string),
     ...[...body.matchAll(/<([a-z][\w+.-]*:[^>\s]+)>/gi)].map((match) => match[1] as string),
   ];
+};
+
+/**
+ * The anchors a page's headings get, as GitHub makes them: the heading's text (code spans, links and
+ * emphasis reduced to their text) in lower case, punctuation dropped, spaces turned into hyphens, and
+ * `-1`, `-2`, ... after a repeated one.
+ */
+const headingAnchors = (text: string): Set<string> => {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const [, heading] of prose(text).matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
+    const slug = (heading as string)
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/[`*]/g, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
 };
 
 /** Where `name`, as a page mentions it, would be: from the repository root or from the page's folder. */
@@ -111,7 +134,7 @@ describe('README.md and docs/', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('link only inside the repository, to files that exist (anchors not checked)', () => {
+  it('link only inside the repository, to files that exist', () => {
     const broken = DOCS.flatMap((doc) =>
       linkTargets(read(doc))
         .filter((target) => !target.startsWith('#'))
@@ -123,6 +146,27 @@ describe('README.md and docs/', () => {
         .map((target) => `${doc}: ${target}`),
     );
     expect(broken).toEqual([]);
+  });
+
+  it('link to headings that exist, in the page itself or in the page linked', () => {
+    const broken = DOCS.flatMap((doc) =>
+      linkTargets(read(doc))
+        .filter((target) => target.includes('#') && !/^[a-z][\w+.-]*:/i.test(target))
+        .filter((target) => {
+          const [path = '', anchor = ''] = target.split('#');
+          const page = path === '' ? doc : relative(PROJECT_ROOT, resolve(dirname(join(PROJECT_ROOT, doc)), path));
+          if (!page.endsWith('.md') || !existsSync(join(PROJECT_ROOT, page))) return false; // the test above
+          return !headingAnchors(read(page)).has(decodeURIComponent(anchor));
+        })
+        .map((target) => `${doc}: ${target}`),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it('make anchors as GitHub does', () => {
+    const page =
+      '# Title\n## The `npm run bench` tables, 2×\n```\n# not a heading\n```\n## [Linked](x.md) *and* done\n## Title\n';
+    expect([...headingAnchors(page)]).toEqual(['title', 'the-npm-run-bench-tables-2', 'linked-and-done', 'title-1']);
   });
 
   it('read as a manual: no remarks on the machine they were written on, no commit hashes', () => {

@@ -79,6 +79,7 @@ describe('a Digest uri names the whole request target', () => {
       'https://api.example.com:8443/api/books',
       'https://api.example.com.evil.example/api/books',
       'https://user@api.example.com/api/books',
+      'https://:secret@api.example.com/api/books',
       'https://[/api/books',
     ]) {
       expect(uriMatchesRequest(other, own('/api/books')), other).toBe(false);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { Authenticator } from '../shared/auth/authenticator';
-import type { AuthRequest } from '../shared/auth/types';
+import type { Authenticator } from '../../shared/auth/authenticator';
+import type { AuthRequest } from '../../shared/auth/types';
 
 /**
  * Whether a wrong password takes measurably longer for a user than for a name that is nobody's:
