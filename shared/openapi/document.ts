@@ -3,13 +3,14 @@ import type * as v from 'valibot';
 import { ROUTES, type Route, type RouteName, requiresAuth } from '../api/routes';
 import { documentedCounterpart } from '../books/documented-checks';
 import { IdempotencyKeyReusedError } from '../books/errors';
-import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../books/idempotency';
+import { IDEMPOTENCY_KEY_LIFETIME_SECONDS } from '../books/idempotency';
 import { MAX_BOOK_ID } from '../books/limits';
-import { MAX_LISTED_TAGS } from '../books/preconditions';
 import { BookIdSchema, BookInputSchema, BookPatchSchema, BookQuerySchema } from '../books/schemas';
 import { BOOK_FIELDS } from '../books/types';
 import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
+import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
+import { MAX_LISTED_TAGS } from '../http/preconditions';
 import {
   CONTENDED_WRITE_MESSAGE,
   GATEWAY_BODY_TOO_LARGE_MESSAGE,
