@@ -1,14 +1,7 @@
-import {
-  HELP,
-  LocalStartError,
-  parseLocalOptions,
-  readyReport,
-  runUntilSignalled,
-  setUpLocalService,
-  startStorage,
-} from './start';
+import { HELP, LocalStartError, parseLocalOptions } from './options';
+import { readyReport, runUntilSignalled, setUpLocalService, startStorage } from './start';
 
-/** `npm start`: the steps of local/start.ts in order; a step's LocalStartError ends it with its message. */
+/** `npm start`: the steps of local/options.ts and local/start.ts in order; a step's LocalStartError ends it with its message. */
 const main = async () => {
   const options = parseLocalOptions(process.argv.slice(2), process.env);
   if (!options) {

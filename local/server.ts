@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
-import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayRequestAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import pLimit from 'p-limit';
-import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
 import { DEFAULTS, readSetting } from '../shared/config';
 import { isValidHostHeader } from '../shared/http/origin';
 import {
@@ -22,25 +13,12 @@ import {
   validationFailure,
 } from '../shared/http/responses';
 import { GATEWAY_HEADERS } from '../shared/http/standard-headers';
-import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { expectationFailed, framingFault, hostValues } from './framing';
-import {
-  GATEWAY_MAX_BODY_BYTES,
-  GATEWAY_MAX_HEADER_BYTES,
-  headerBytes,
-  lambdaContext,
-  toProxyEvent,
-  writeResult,
-} from './gateway';
+import { GATEWAY_MAX_BODY_BYTES, GATEWAY_MAX_HEADER_BYTES, headerBytes, writeResult } from './gateway';
 import { gatewayAnswers } from './gateway-answers';
-import { matchResource, matchRoute, type RouteMatch } from './route-matching';
-import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
-
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (
-  event: APIGatewayRequestAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
+import { functionInvoker } from './invocation';
+import { matchResource, matchRoute } from './route-matching';
+import type { StreamedProxyResult } from './streaming-response';
 
 export interface LocalServerOptions {
   /** Project root the route table's handler paths are relative to. */
@@ -189,45 +167,18 @@ const answerUnparsable = (error: NodeJS.ErrnoException, socket: Duplex) => {
  * handler modules that Lambda runs with the proxy event API Gateway would build.
  */
 export const createLocalServer = (options: LocalServerOptions = {}): Server => {
-  const root = options.root ?? process.cwd();
   const limits = { ...LOCAL_SERVER_LIMITS, ...options.limits };
-  const modules = new Map<string, Promise<unknown>>();
-  const loadHandler = <T>(entry: string): Promise<T> => {
-    let handler = modules.get(entry);
-    if (!handler) {
-      handler = import(pathToFileURL(resolve(root, entry)).href).then((m) => m.handler);
-      modules.set(entry, handler);
-    }
-    return handler as Promise<T>;
-  };
-
   const invocation = pLimit(limits.maxConcurrentInvocations);
   const faultyConnections = new WeakSet<object>();
   const { answer: gatewayAnswer, answerResource } = gatewayAnswers(
     options.corsAllowedOrigins ?? readSetting('corsAllowedOrigins'),
   );
-
-  /** The authorizer (where the route needs it), then the handler, with the events API Gateway would send. */
-  const invoke = async (
-    request: IncomingMessage,
-    url: URL,
-    body: Buffer,
-    match: RouteMatch,
-  ): Promise<APIGatewayProxyResult | StreamedProxyResult> => {
-    const event = toProxyEvent(request, url, body, match);
-    if (requiresAuth(match.route, options.publicReads ?? false)) {
-      const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
-      const authorizerEvent = toAuthorizerEvent(event);
-      const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
-      if (!isAllowed(result, authorizerEvent.methodArn)) {
-        return gatewayAnswer(request, accessDenied(result, options.realm ?? DEFAULTS.realm));
-      }
-      event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
-    }
-    const handler = await loadHandler<ProxyHandler>(match.route.entry);
-    const context = lambdaContext(match.route.name, event.requestContext.requestId, functionTimeoutMs(match.route));
-    return isStreamingHandler(handler) ? invokeStreaming(handler, event, context) : handler(event, context);
-  };
+  const invoke = functionInvoker({
+    root: options.root ?? process.cwd(),
+    publicReads: options.publicReads ?? false,
+    realm: options.realm ?? DEFAULTS.realm,
+    answer: gatewayAnswer,
+  });
 
   const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult | StreamedProxyResult> => {
     await options.ready;

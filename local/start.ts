@@ -1,144 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { isIP } from 'node:net';
-import { parseUserList, userRecord } from '../admin/user-records';
-import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
-import { DEFAULTS, ENV, type Environment, readLockoutPolicy, readSetting, toEnvironment } from '../shared/config';
+import { userRecord } from '../admin/user-records';
+import { toEnvironment } from '../shared/config';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
+import { type LocalOptions, LocalStartError } from './options';
 import { createLocalServer } from './server';
 import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
-import { DEFAULT_TABLE_NAMES, ensureTables, type TableNames } from './tables';
+import { ensureTables } from './tables';
 
 /*
- * `npm start` in named steps: parse the options, set the server up, start its storage, run until a
- * signal, and report what is running. local/main.ts calls them in that order; each can be called on its own.
+ * `npm start` in named steps: parse the options (local/options.ts), set the server up, start its
+ * storage, run until a signal, and report what is running. local/main.ts calls them in that order;
+ * each can be called on its own.
  */
-
-export const HELP = `Usage: npm start
-
-Runs the Book Library API on http://127.0.0.1:$PORT with DynamoDB Local, using the same
-handlers that run on AWS Lambda.
-
-Environment:
-  PORT               port to listen on (default 3000)
-  DATA_DIR           where DynamoDB Local keeps its files (default .data)
-  ${ENV.dynamodbEndpoint}  use this DynamoDB instead of starting DynamoDB Local (tables created if missing)
-  DYNAMODB_PORT      port for the DynamoDB Local it starts (default: any free one; sam local wants 8000)
-  DYNAMODB_HOST      address that DynamoDB Local listens on (default 127.0.0.1; for sam local on
-                     Linux, the Docker bridge's address: see docs/sam.md)
-  ${ENV.booksTableName}   books table (default ${DEFAULT_TABLE_NAMES.books})
-  ${ENV.authTableName}    auth table (default ${DEFAULT_TABLE_NAMES.auth})
-  LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo)
-  ${ENV.realm}         authentication realm (default ${DEFAULTS.realm})
-  ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
-  ${ENV.requireIfMatch}   true: PUT, PATCH and DELETE without If-Match get 428 (default false)
-  ${ENV.corsAllowedOrigins}  browser origins allowed to call the API (CORS), comma-separated (default none)
-  ${ENV.nonceSecret}       HMAC key for Digest nonces (default: a new random one per start)
-  ${ENV.digestAlgorithms}   MD5, SHA-256 or both comma-separated: the Digest challenges offered, in order (default MD5)
-  ${ENV.basicChallenge}    last, first or none: the Basic challenge after the Digest ones, before them, or left
-                     out (default last; see docs/security.md#clients)
-  ${ENV.failureLimit}        failures counted per account in any rolling hour (default ${DEFAULT_LOCKOUT_POLICY.failureLimit})
-  ${ENV.lockoutAfter}        consecutive failures before an account is locked (default ${DEFAULT_LOCKOUT_POLICY.lockoutAfter})
-  ${ENV.lockoutSeconds}      the first lockout, doubled by each further failure (default ${DEFAULT_LOCKOUT_POLICY.lockoutSeconds})
-  ${ENV.lockoutMaxSeconds}  the longest lockout (default ${DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds}); \`npm run users -- unlock NAME\` lifts one
-  ${ENV.listMaxBooks}     at most this many books in one unpaged list, else 422 (default ${DEFAULTS.listMaxBooks})
-  ${ENV.logLevel}         INFO shows the JSON access line Lambda logs for each request
-                               (default WARN here: the one-line request log is easier to read)
-  ${ENV.metricsDisabled}  false prints the EMF metric lines Lambda emits (default true here)
-`;
-
-/** An option that `npm start` cannot run with; the message names it. */
-export class LocalStartError extends Error {
-  override readonly name = 'LocalStartError';
-}
-
-export interface LocalOptions {
-  port: number;
-  dataDir: string;
-  /** A DynamoDB to use; undefined: start DynamoDB Local. */
-  dynamodbEndpoint: string | undefined;
-  /** Where the DynamoDB Local it starts listens (undefined: any free port, 127.0.0.1). */
-  dynamodbPort: number | undefined;
-  dynamodbHost: string | undefined;
-  tables: TableNames;
-  realm: string;
-  publicReads: boolean;
-  nonceSecret: string;
-  users: Array<{ username: string; password: string }>;
-  /** The environment the handlers read, as a function's would be set on Lambda. */
-  functionEnvironment: Record<string, string>;
-}
-
-const portNumber = (name: string, raw: string, lowest: number) => {
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < lowest || port > 65535) {
-    throw new LocalStartError(`${name} must be a port number, got "${raw}"`);
-  }
-  return port;
-};
-
-/** Step 1: the options from the command line and environment; undefined when --help was asked. */
-export const parseLocalOptions = (argv: readonly string[], env: Environment): LocalOptions | undefined => {
-  if (argv.includes('--help') || argv.includes('-h')) return undefined;
-  const dynamodbHost = env.DYNAMODB_HOST || undefined;
-  if (dynamodbHost !== undefined && isIP(dynamodbHost) === 0) {
-    throw new LocalStartError(`DYNAMODB_HOST must be an IP address of this machine, got "${dynamodbHost}"`);
-  }
-  const setting = <Key extends Parameters<typeof readSetting>[0]>(key: Key) => {
-    try {
-      return readSetting(key, env);
-    } catch (error) {
-      throw new LocalStartError((error as Error).message, { cause: error });
-    }
-  };
-  let users: LocalOptions['users'];
-  try {
-    users = parseUserList(env.LOCAL_USERS ?? 'demo:demo');
-  } catch (error) {
-    throw new LocalStartError((error as Error).message, { cause: error });
-  }
-  const tables = {
-    books: env[ENV.booksTableName] || DEFAULT_TABLE_NAMES.books,
-    auth: env[ENV.authTableName] || DEFAULT_TABLE_NAMES.auth,
-  };
-  const realm = setting('realm');
-  let lockout: LockoutPolicy;
-  try {
-    lockout = readLockoutPolicy(env); // here, so that a mistyped value stops the start, not every authentication
-  } catch (error) {
-    throw new LocalStartError((error as Error).message, { cause: error });
-  }
-  const nonceSecret = setting('nonceSecret') ?? randomBytes(32).toString('base64');
-  return {
-    port: portNumber('PORT', env.PORT ?? '3000', 0),
-    dataDir: env.DATA_DIR || '.data',
-    dynamodbEndpoint: setting('dynamodbEndpoint'),
-    dynamodbPort: env.DYNAMODB_PORT ? portNumber('DYNAMODB_PORT', env.DYNAMODB_PORT, 1) : undefined,
-    dynamodbHost,
-    tables,
-    realm,
-    publicReads: setting('publicReads'),
-    nonceSecret,
-    users,
-    functionEnvironment: toEnvironment({
-      booksTableName: tables.books,
-      authTableName: tables.auth,
-      realm,
-      nonceSecret,
-      publicReads: setting('publicReads'),
-      digestAlgorithms: setting('digestAlgorithms'),
-      ...lockout,
-      basicChallenge: setting('basicChallenge'),
-      ...(setting('corsAllowedOrigins').length > 0 && { corsAllowedOrigins: setting('corsAllowedOrigins') }),
-      // On a laptop the JSON access line and EMF blobs repeat the one-line request log; errors still print.
-      logLevel: setting('logLevel') ?? 'WARN',
-      metricsDisabled: setting('metricsDisabled') ?? 'true',
-    }),
-  };
-};
 
 export interface LocalService {
   server: Server;

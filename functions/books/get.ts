@@ -1,7 +1,7 @@
-import { noneMatch } from '../../shared/books/preconditions';
 import { parseBookId } from '../../shared/books/schemas';
 import { etagOf, ifNoneMatchOf } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
+import { noneMatch } from '../../shared/http/preconditions';
 import { notModified, ok } from '../../shared/http/responses';
 import { bookService } from './wiring';
 

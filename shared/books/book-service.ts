@@ -4,7 +4,7 @@ import type { BookStore } from './ports';
 import { failedPrecondition, type VersionCondition } from './preconditions';
 import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest, VersionedBook } from './types';
 
-/** A create's Idempotency-Key and whose it is. */
+/** A create's idempotency key (as the client chose it) and the user it belongs to. */
 export interface CreateKey {
   owner: string;
   key: string;
@@ -63,12 +63,12 @@ export class BookService {
     return { books, nextAfter: (books.at(-1) as Book).id };
   }
 
-  /** The whole record is replaced; the id comes from the path and createdAt is kept. `condition`: If-Match and If-None-Match. */
+  /** The whole record is replaced; the id comes from the path and createdAt is kept; only when the stored version meets `condition`. */
   replace(id: number, input: BookInput, condition?: VersionCondition): Promise<VersionedBook> {
     return this.store.update(id, { ...pickInput(input), updatedAt: this.now() }, condition);
   }
 
-  /** Only supplied fields change; `{}` changes nothing, updatedAt included (the preconditions still apply). */
+  /** Only supplied fields change; `{}` changes nothing, updatedAt included (`condition` still applies). */
   async patch(id: number, patch: BookPatch, condition?: VersionCondition): Promise<VersionedBook> {
     if (Object.keys(patch).length > 0) return this.store.update(id, { ...patch, updatedAt: this.now() }, condition);
     const found = await this.get(id);

@@ -1,15 +1,9 @@
 import type { CreateKey } from '../books/book-service';
-import { parseIdempotencyKey } from '../books/idempotency';
-import {
-  entityTag,
-  ifMatchCondition,
-  ifNoneMatchCondition,
-  parseTagList,
-  type TagList,
-  type VersionCondition,
-} from '../books/preconditions';
+import type { VersionCondition } from '../books/preconditions';
 import type { VersionedBook } from '../books/types';
 import { PreconditionRequiredError } from './errors';
+import { parseIdempotencyKey } from './idempotency-key';
+import { entityTag, ifMatchCondition, ifNoneMatchCondition, parseTagList, type TagList } from './preconditions';
 import type { HttpEvent } from './types';
 
 /**

@@ -7,9 +7,9 @@ import {
   PreconditionFailedError,
   ValidationError,
 } from '../books/errors';
-import { entityTag } from '../books/preconditions';
 import { logger } from '../observability/logger';
 import { HttpError } from './errors';
+import { entityTag } from './preconditions';
 import { contendedWrite, empty, failure, internalError, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';
 

@@ -1,5 +1,6 @@
-import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, IDEMPOTENCY_KEY_PATTERN } from '../books/idempotency';
-import { MAX_LISTED_TAGS } from '../books/preconditions';
+import { IDEMPOTENCY_KEY_LIFETIME_SECONDS } from '../books/idempotency';
+import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key';
+import { MAX_LISTED_TAGS } from '../http/preconditions';
 import { CACHE_CONTROL } from '../http/standard-headers';
 import type { RequestHeader } from './types';
 

@@ -48,7 +48,7 @@ import {
 } from './book-items';
 import { cancellation, isConditionalCheckFailure, isTransactionConflict, StoreInvariantError } from './errors';
 import { IdBlockAllocator } from './id-blocks';
-import { RETRY, retryOnConflict } from './retry';
+import { LostRace, type Retry, retryOnConflict } from './retry';
 import { mergeAscending } from './sorted-merge';
 
 /** Keys a count reads at once (see countUpTo). */
@@ -94,7 +94,7 @@ export class DynamoBookStore implements BookStore {
         return { book: toBook(item), version: item.version };
       } catch (error) {
         const outcome = cancellation(error, 3);
-        if (outcome === 'conflict') return RETRY;
+        if (outcome === 'conflict') return new LostRace(error);
         const [, isbnTaken, keyUsed] = outcome;
         if (keyUsed && record) return this.replay(record, record.fingerprint, error);
         if (isbnTaken) throw new DuplicateIsbnError(book.isbn, { cause: error });
@@ -206,7 +206,7 @@ export class DynamoBookStore implements BookStore {
         );
         return versioned(Attributes as BookItem);
       } catch (error) {
-        if (isTransactionConflict(error)) return RETRY;
+        if (isTransactionConflict(error)) return new LostRace(error);
         if (!isConditionalCheckFailure(error)) throw error;
         const current = itemAsItWas<BookItem>(error);
         if (!current) throw new BookNotFoundError(id, { cause: error });
@@ -239,23 +239,20 @@ export class DynamoBookStore implements BookStore {
         return undefined;
       } catch (error) {
         const outcome = cancellation(error, 3);
-        if (outcome === 'conflict') return RETRY;
+        if (outcome === 'conflict') return new LostRace(error);
         const [bookChanged, claimFailed, recordFailed] = outcome;
-        if (bookChanged) return RETRY;
+        if (bookChanged) return new LostRace(error);
         if (claimFailed)
           throw new StoreInvariantError(`ISBN claim of book ${id} is missing or foreign`, { cause: error });
         // The key expired and another create of its owner took it: that record is no longer this book's.
         recordReassigned = recordFailed === true;
-        return RETRY;
+        return new LostRace(error);
       }
     });
   }
 
   /** The transaction that moves a book's ISBN claim with its change, if the book is still as `current`. */
-  private async moveIsbn(
-    current: BookItem,
-    attributes: Record<string, unknown>,
-  ): Promise<VersionedBook | typeof RETRY> {
+  private async moveIsbn(current: BookItem, attributes: Record<string, unknown>): Promise<VersionedBook | Retry> {
     const next = { ...current, ...attributes, version: current.version + 1 } as BookItem;
     const { ConditionExpression, ExpressionAttributeValues } = this.unchangedSince(current);
     try {
@@ -277,9 +274,9 @@ export class DynamoBookStore implements BookStore {
       return versioned(next);
     } catch (error) {
       const outcome = cancellation(error, 3);
-      if (outcome === 'conflict') return RETRY;
+      if (outcome === 'conflict') return new LostRace(error);
       const [bookChanged, , isbnTaken] = outcome;
-      if (bookChanged) return RETRY;
+      if (bookChanged) return new LostRace(error);
       if (isbnTaken) throw new DuplicateIsbnError(next.isbn, { cause: error });
       throw new StoreInvariantError(`ISBN claim of book ${current.id} is missing or foreign`, { cause: error });
     }
@@ -299,7 +296,7 @@ export class DynamoBookStore implements BookStore {
             new GetCommand({ TableName: this.tableName, Key: { pk: record.pk, sk: 0 }, ConsistentRead: true }),
           )
         ).Item as IdempotencyRecord | undefined);
-    if (!held) return RETRY;
+    if (!held) return new LostRace(error);
     if (held.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError({ cause: error });
     // The record's map comes back in DynamoDB's attribute order: the replay's body must be byte for byte the first one.
     return { book: toBook(held.book), version: held.version };

@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,7 +8,7 @@ import {
   PreconditionFailedError,
 } from '../../shared/books/errors';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { StoreInvariantError } from '../../shared/store/errors';
+import { ConcurrentUpdateError, StoreInvariantError } from '../../shared/store/errors';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
@@ -65,6 +65,43 @@ describe('the book store keeps the DynamoDB error behind each error it names', (
     await store.create(newBook('cause-key-1'), key('f1'));
     const reused = await rejection(store.create(newBook('cause-key-2'), key('f2')), IdempotencyKeyReusedError);
     expect(reused.cause).toBeInstanceOf(TransactionCanceledException);
+  });
+
+  it('a write that kept meeting other transactions until the retries ran out: the last conflict', async () => {
+    /** A store whose `commandName` calls always fail with `fault`, answered in place of DynamoDB's. */
+    const storeConflicting = (commandName: string, fault: () => Error) => {
+      const client = createPatientDocumentClient(tables.endpoint);
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === commandName) throw fault();
+          return next(args);
+        },
+        { step: 'deserialize', name: 'injectConflict' },
+      );
+      return new DynamoBookStore(client, tables.names.books);
+    };
+    const conflict = new TransactionConflictException({
+      message: 'Transaction is ongoing for the item',
+      $metadata: {},
+    });
+    const cancelled = new TransactionCanceledException({
+      message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'TransactionConflict' }],
+    });
+
+    const target = await store.create(newBook('cause-contended'));
+    const onUpdate = await rejection(
+      storeConflicting('UpdateItemCommand', () => conflict).update(target.book.id, { title: 'x', updatedAt: 'u' }),
+      ConcurrentUpdateError,
+    );
+    expect(onUpdate.cause).toBe(conflict);
+
+    const onCreate = await rejection(
+      storeConflicting('TransactWriteItemsCommand', () => cancelled).create(newBook('cause-contended-new')),
+      ConcurrentUpdateError,
+    );
+    expect(onCreate.cause).toBe(cancelled);
   });
 
   it("a broken invariant (a missing ISBN claim, an id taken behind the store's back): the cancelled transaction", async () => {

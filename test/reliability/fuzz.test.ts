@@ -11,7 +11,7 @@ import { checkBooksTable } from '../../admin/invariants';
 import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authorizer-gateway';
 import { bufferedHandler } from '../../local/streaming-response';
 import { ROUTES } from '../../shared/api/routes';
-import { entityTag } from '../../shared/books/preconditions';
+import { entityTag } from '../../shared/http/preconditions';
 import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';
 import { fuzzSeed, queryText, requestTarget } from '../support/fuzz';
 import { startLocalApi } from '../support/local-api';

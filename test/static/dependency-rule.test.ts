@@ -146,3 +146,40 @@ describe('the dependency rule between folders', () => {
     expect([...packages].filter((name) => /^@aws-lambda-powertools\/|^@middy\//.test(name))).toEqual([]);
   });
 });
+
+/** Every cycle among `files` (a depth-first search's back edges), each as its files in order, the first repeated last. */
+const importCycles = (files: readonly string[], importsFrom: (file: string) => readonly string[]): string[][] => {
+  const done = new Set<string>();
+  const path: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    path.push(file);
+    for (const next of importsFrom(file)) {
+      if (path.includes(next)) cycles.push([...path.slice(path.indexOf(next)), next]);
+      else if (!done.has(next)) visit(next);
+    }
+    path.pop();
+    done.add(file);
+  };
+  for (const file of files) if (!done.has(file)) visit(file);
+  return cycles;
+};
+
+describe('imports between files', () => {
+  it('form no cycle, type-only imports included', () => {
+    const files = sourceFiles();
+    const targets = new Map(files.map((file) => [file, importsOf(file).flatMap((edge) => edge.to ?? [])]));
+    expect(importCycles(files, (file) => targets.get(file) ?? [])).toEqual([]);
+  });
+
+  it('would report a cycle as its files in order, as tools/verify-deployment once had between types.ts and http.ts', () => {
+    const graph: Record<string, string[]> = {
+      'types.ts': ['http.ts'],
+      'http.ts': ['types.ts', 'expect.ts'],
+      'expect.ts': [],
+    };
+    expect(importCycles(Object.keys(graph), (file) => graph[file] ?? [])).toEqual([
+      ['types.ts', 'http.ts', 'types.ts'],
+    ]);
+  });
+});

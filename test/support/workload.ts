@@ -1,5 +1,5 @@
 import { normalizeIsbn } from '../../shared/books/normalize';
-import { entityTag } from '../../shared/books/preconditions';
+import { entityTag } from '../../shared/http/preconditions';
 
 /**
  * A seeded, randomised workload of book operations with a model of the state they must leave.

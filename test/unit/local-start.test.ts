@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LocalStartError, parseLocalOptions, readyReport } from '../../local/start';
+import { LocalStartError, parseLocalOptions } from '../../local/options';
+import { readyReport } from '../../local/start';
 
 describe('npm start, step by step', () => {
   it('asks for the help text with --help or -h', () => {

@@ -2,8 +2,6 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { codePointLength, documentedAs, positiveIntegerPattern } from '../../shared/books/documented-checks';
 import { ValidationError } from '../../shared/books/errors';
-import { parseIdempotencyKey } from '../../shared/books/idempotency';
-import { parseTagList } from '../../shared/books/preconditions';
 import {
   BookIdSchema,
   BookInputSchema,
@@ -13,6 +11,8 @@ import {
   parseBookInput,
   parseBookQuery,
 } from '../../shared/books/schemas';
+import { parseIdempotencyKey } from '../../shared/http/idempotency-key';
+import { parseTagList } from '../../shared/http/preconditions';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { undocumentedChecks } from '../../shared/openapi/json-schema';
 

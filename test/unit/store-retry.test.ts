@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConcurrentUpdateError } from '../../shared/store/errors';
-import { MAX_WRITE_ATTEMPTS, RETRY, RETRY_BUDGET_MS, retryOnConflict } from '../../shared/store/retry';
+import { LostRace, MAX_WRITE_ATTEMPTS, RETRY, RETRY_BUDGET_MS, retryOnConflict } from '../../shared/store/retry';
 
 /**
  * The optimistic-write loop: how often it tries, how long it waits in between, and how it gives up.
@@ -53,6 +53,25 @@ describe('retryOnConflict', () => {
     await failure;
     await expect(outcome).rejects.toThrow('Book 9 kept conflicting during 10 attempts');
     expect(state.calls).toBe(MAX_WRITE_ATTEMPTS);
+  });
+
+  it('keeps the error behind the last lost race as the cause of the ConcurrentUpdateError', async () => {
+    const conflicts = Array.from({ length: MAX_WRITE_ATTEMPTS }, (_, n) => new Error(`conflict ${n + 1}`));
+    let calls = 0;
+    const outcome = retryOnConflict('Book 8', async () => new LostRace(conflicts[calls++])).catch(
+      (error: unknown) => error,
+    );
+    await vi.runAllTimersAsync();
+    const error = await outcome;
+    expect(error).toBeInstanceOf(ConcurrentUpdateError);
+    expect((error as Error).cause).toBe(conflicts.at(-1));
+  });
+
+  it('gives up without a cause when no lost race reported an error', async () => {
+    const { attempt } = losing(Number.POSITIVE_INFINITY, 'never');
+    const outcome = retryOnConflict('Book 10', attempt).catch((error: unknown) => error);
+    await vi.runAllTimersAsync();
+    expect(await outcome).not.toHaveProperty('cause');
   });
 
   it('waits a random share of 10 ms × 2^attempt between runs, doubling up to 320 ms from the fifth on', async () => {

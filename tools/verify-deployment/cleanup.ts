@@ -1,6 +1,6 @@
-import { basicAuthorization, type HttpClient } from './http';
+import { basicAuthorization } from './http';
 import type { RunBooks } from './run-books';
-import type { CheckResult, Credentials } from './types';
+import type { CheckResult, Credentials, HttpClient } from './types';
 
 export const CLEANUP_NAME = 'clean-up: every book this run created is deleted';
 

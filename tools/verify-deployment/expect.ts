@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { HttpResponse } from './http';
+import type { HttpResponse } from './types';
 
 /** What a check saw that the contract does not allow. */
 export class CheckFailure extends Error {

@@ -1,4 +1,4 @@
-import type { Credentials } from './types';
+import type { Credentials, HttpClient, HttpRequest, HttpResponse } from './types';
 
 /** A request that did not complete: no connection, a timeout, or a body whose transfer broke off. */
 export class TransportError extends Error {
@@ -9,24 +9,6 @@ export class TransportError extends Error {
 export class InterruptedError extends Error {
   override readonly name = 'InterruptedError';
 }
-
-export interface HttpResponse {
-  status: number;
-  headers: Headers;
-  /** The whole body, read to the end of its transfer. */
-  text: string;
-}
-
-export interface HttpRequest {
-  method?: string;
-  /** A path under the base URL (`/api/books?limit=1`), or an absolute URL the API wrote (a `Link`). */
-  target: string;
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-  timeoutMs?: number;
-}
-
-export type HttpClient = ReturnType<typeof httpClient>;
 
 /** Most answers are small; the whole list streams, 2 MB/s on AWS past its first 6 MB. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -46,10 +28,16 @@ export const basicAuthorization = ({ username, password }: Credentials) =>
  * reported rather than followed, and every failure to complete a request, the body's transfer
  * included, as a TransportError. `signal` ends every request at once when the run is interrupted.
  */
-export const httpClient = (baseUrl: string, signal: AbortSignal) => {
+export const httpClient = (baseUrl: string, signal: AbortSignal): HttpClient => {
   const urlOf = (target: string) => (/^https?:\/\//i.test(target) ? target : `${baseUrl}${target}`);
 
-  const send = async ({ method = 'GET', target, headers = {}, body, timeoutMs = REQUEST_TIMEOUT_MS }: HttpRequest) => {
+  const send = async ({
+    method = 'GET',
+    target,
+    headers = {},
+    body,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  }: HttpRequest): Promise<HttpResponse> => {
     const url = urlOf(target);
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const fail = (stage: string, error: unknown): never => {
@@ -65,7 +53,7 @@ export const httpClient = (baseUrl: string, signal: AbortSignal) => {
       signal: deadline,
     }).catch((error) => fail('no answer', error));
     const text = await response.text().catch((error) => fail('the body broke off before its end', error));
-    return { status: response.status, headers: response.headers, text } satisfies HttpResponse;
+    return { status: response.status, headers: response.headers, text };
   };
 
   return { urlOf, send };

@@ -1,4 +1,3 @@
-import type { HttpClient } from './http';
 import type { RunBooks } from './run-books';
 
 /** What the operator asked for on the command line. */
@@ -8,6 +7,29 @@ export interface VerifyOptions {
   username: string;
   /** For `sam local start-api`, which applies none of the stack's gateway responses. */
   skipGatewayResponses: boolean;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  /** The whole body, read to the end of its transfer. */
+  text: string;
+}
+
+export interface HttpRequest {
+  method?: string;
+  /** A path under the base URL (`/api/books?limit=1`), or an absolute URL the API wrote (a `Link`). */
+  target: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs?: number;
+}
+
+/** The client every check sends with (http.ts builds it). */
+export interface HttpClient {
+  /** A target as the absolute URL it is sent to: a path goes under the base URL, an absolute URL stays. */
+  urlOf: (target: string) => string;
+  send: (request: HttpRequest) => Promise<HttpResponse>;
 }
 
 export interface Credentials {

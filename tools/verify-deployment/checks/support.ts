@@ -1,8 +1,8 @@
 import { type Challenge, noncesOf, parseChallenges } from '../challenges';
 import { expectStatus, fail, isIsoTimestamp, parseJson } from '../expect';
-import { basicAuthorization, type HttpResponse } from '../http';
+import { basicAuthorization } from '../http';
 import type { Book, BookFields } from '../run-books';
-import type { CheckContext } from '../types';
+import type { CheckContext, HttpResponse } from '../types';
 
 /** What the checks share: requests with Basic credentials, reading challenges, books and lists. */
 

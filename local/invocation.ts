@@ -1,0 +1,71 @@
+import type { IncomingMessage } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
+import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
+import { lambdaContext, toProxyEvent } from './gateway';
+import type { RouteMatch } from './route-matching';
+import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
+
+export interface InvokerOptions {
+  /** Project root the route table's handler paths are relative to. */
+  root: string;
+  /** Let GET routes through without credentials, like the stack's `publicReads` option. */
+  publicReads: boolean;
+  /** Realm of the fallback challenge. */
+  realm: string;
+  /** How the gateway gives its own answer (here, the 401 of a Deny) with its standard and CORS headers. */
+  answer: (request: IncomingMessage, result: APIGatewayProxyResult) => APIGatewayProxyResult;
+}
+
+/** Runs a routed request's functions and gives their answer (a Deny's being the gateway's). */
+export type Invoke = (
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  match: RouteMatch,
+) => Promise<APIGatewayProxyResult | StreamedProxyResult>;
+
+/**
+ * The functions as API Gateway invokes them: the authorizer (where the route needs it), then the
+ * route's handler, with the events it would send. Each handler module is imported once and kept,
+ * as a warm Lambda container keeps it.
+ */
+export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOptions): Invoke => {
+  const modules = new Map<string, Promise<unknown>>();
+  const loadHandler = <T>(entry: string): Promise<T> => {
+    let handler = modules.get(entry);
+    if (!handler) {
+      handler = import(pathToFileURL(resolve(root, entry)).href).then((m) => m.handler);
+      modules.set(entry, handler);
+    }
+    return handler as Promise<T>;
+  };
+
+  return async (request, url, body, match) => {
+    const event = toProxyEvent(request, url, body, match);
+    if (requiresAuth(match.route, publicReads)) {
+      const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
+      const authorizerEvent = toAuthorizerEvent(event);
+      const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
+      if (!isAllowed(result, authorizerEvent.methodArn)) return answer(request, accessDenied(result, realm));
+      event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
+    }
+    const handler = await loadHandler<ProxyHandler>(match.route.entry);
+    const context = lambdaContext(match.route.name, event.requestContext.requestId, functionTimeoutMs(match.route));
+    return isStreamingHandler(handler) ? invokeStreaming(handler, event, context) : handler(event, context);
+  };
+};
