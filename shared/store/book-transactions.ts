@@ -22,6 +22,7 @@ import {
 import { readBookItem } from './book-reads';
 import type { BookStoreContext } from './book-store-context';
 import { StoreInvariantError } from './errors';
+import { copyLegacyBook, isLegacyBookItem, legacyBookKey } from './legacy-layout';
 import { cancellationOf, type NamedWrite, transactWrite } from './named-transactions';
 import { RETRY, retryOnConflict } from './retry';
 import { updateExpression, versioned } from './update-expressions';
@@ -75,13 +76,22 @@ export class BookTransactions {
     await retryOnConflict(`Book ${id}`, async () => {
       const current = await readBookItem(this.context, id);
       if (!current) throw new BookNotFoundError(id);
+      // A book still only in the older layout moves first; the delete then runs on its copy.
+      if (isLegacyBookItem(current)) {
+        await copyLegacyBook(this.context, current);
+        return RETRY;
+      }
       const failed = failedPrecondition(current.version, condition);
       if (failed) throw new PreconditionFailedError(id, current.version, failed);
       const record = recordReassigned ? undefined : this.liveRecordOf(current);
-      const writes: NamedWrite<'book' | 'claim' | 'keyRecord'>[] = [
+      const writes: NamedWrite<'book' | 'claim' | 'keyRecord' | 'olderCopy'>[] = [
         { name: 'book', write: { Delete: { TableName: this.table, Key: bookKey(id), ...unchangedSince(current) } } },
         { name: 'claim', write: this.releaseIsbn(current) },
         ...(record ? [{ name: 'keyRecord' as const, write: this.deleteIdempotencyRecord(record, id) }] : []),
+        // The older layout's copy goes too, or a list that still merges that layout would show it.
+        ...(this.context.layout.migrated
+          ? []
+          : [{ name: 'olderCopy' as const, write: { Delete: { TableName: this.table, Key: legacyBookKey(id) } } }]),
       ];
       try {
         await transactWrite(this.context.client, writes);

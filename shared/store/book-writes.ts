@@ -7,6 +7,7 @@ import { type BookItem, bookKey, changedAttributes } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import type { BookTransactions } from './book-transactions';
 import { isConditionalCheckFailure, isTransactionConflict } from './errors';
+import { copyLegacyBook, readLegacyBookItem } from './legacy-layout';
 import { RETRY, retryOnConflict } from './retry';
 import { itemAsItWas, updateExpression, versionConditions, versioned } from './update-expressions';
 
@@ -18,12 +19,13 @@ import { itemAsItWas, updateExpression, versionConditions, versioned } from './u
  * Only a moving ISBN costs a second call: the transaction that moves its claim.
  */
 export const updateBook = (
-  { client, tableName }: BookStoreContext,
+  context: BookStoreContext,
   transactions: BookTransactions,
   id: number,
   change: BookChange,
   condition?: VersionCondition,
 ): Promise<VersionedBook> => {
+  const { client, tableName } = context;
   const attributes = changedAttributes(id, change);
   return retryOnConflict(`Book ${id}`, async () => {
     const conditions = ['attribute_exists(pk)'];
@@ -48,11 +50,26 @@ export const updateBook = (
       if (isTransactionConflict(error)) return RETRY;
       if (!isConditionalCheckFailure(error)) throw error;
       const current = itemAsItWas<BookItem>(error);
-      if (!current) throw new BookNotFoundError(id, { cause: error });
+      if (!current) {
+        if (await copiedFromLegacyLayout(context, id)) return RETRY;
+        throw new BookNotFoundError(id, { cause: error });
+      }
       const failed = failedPrecondition(current.version, condition);
       if (failed) throw new PreconditionFailedError(id, current.version, failed, { cause: error });
       // The conditions were checked against this very item: only the ISBN can be what failed.
       return transactions.moveIsbn(current, attributes);
     }
   });
+};
+
+/**
+ * While the table may still hold the older layout, a book missing from its key may be there: it is
+ * copied to its key (true), and the write runs again on the copy.
+ */
+export const copiedFromLegacyLayout = async (context: BookStoreContext, id: number): Promise<boolean> => {
+  if (context.layout.migrated) return false;
+  const [old, state] = await Promise.all([readLegacyBookItem(context, id), context.layout.refresh(context)]);
+  if (!old || state.migrated) return false;
+  await copyLegacyBook(context, old);
+  return true;
 };
