@@ -9,6 +9,7 @@ import {
   ISBN_CLAIM_PREFIX,
   toBookItem,
 } from '../shared/store/book-items';
+import { isLegacyBookItem } from '../shared/store/legacy-layout';
 import { assertBooksTableLayout } from '../shared/store/table-layout';
 
 /**
@@ -28,7 +29,8 @@ export type ViolationKind =
   | 'missing-counter'
   | 'orphan-key-record'
   | 'missing-key-record'
-  | 'malformed-item';
+  | 'malformed-item'
+  | 'older-layout';
 
 export interface Violation {
   kind: ViolationKind;
@@ -55,7 +57,8 @@ const isValidId = (value: unknown): value is number =>
  * - each book's normalised ISBN is claimed by exactly one claim item, and that claim points back to it;
  * - no two books share a normalised ISBN;
  * - no claim item exists without the book it points to (or whose ISBN no longer matches);
- * - every book's id equals its sort key, sits under its shard's partition key, is unique, and is no
+ * - no book is left in the older `BOOK#<id mod 32>` layout (tools/migrate.ts moves them);
+ * - every book's id equals its sort key, sits under its id range's partition key, is unique, and is no
  *   higher than the highest id reserved in blocks; its index keys are the ones its author, year and
  *   id give;
  * - an Idempotency-Key record that has not expired names a book that names it back, and a book
@@ -74,7 +77,9 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
 
   for (const item of items) {
     const { pk, sk } = item;
-    if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX)) {
+    if (isLegacyBookItem(item)) {
+      report('older-layout', `Book ${String(sk)} is still under ${String(pk)} (run npm run migrate)`);
+    } else if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX)) {
       if (!isValidId(sk) || item.id !== sk) {
         report('id-mismatch', `Book item with sk ${String(sk)} has id ${String(item.id)}`);
         continue;
@@ -101,7 +106,7 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
     }
   }
 
-  const lastId = counter === undefined ? 0 : Number(counter.highMark);
+  const lastId = counter === undefined ? 0 : Number(counter.highMark ?? 0);
   if (books.size > 0 && counter === undefined) report('missing-counter', `${books.size} books but no id blocks item`);
 
   const owners = new Map<string, number[]>();

@@ -10,6 +10,7 @@ import {
   measureListStreaming,
   renderListStreaming,
 } from './list-streaming';
+import { measurePageCost, renderPageCost } from './page-cost';
 import { overGoal, roundTripTable } from './report';
 import { measureScaling } from './scaling';
 import { scenarios } from './scenarios';
@@ -80,8 +81,13 @@ const main = async () => {
     log('Capacity model: per-key load of every route …');
     const capacity = await measureCapacity(database.meter, BENCH_TABLES.capacity, options.quick ? 64 : 256, 'this run');
 
+    log('Pages of the unfiltered list: the 32-key layout beside id ranges …');
+    const pageBooks = options.quick ? 500 : 2_000;
+    const pageCost = renderPageCost(await measurePageCost(database.endpoint, database.meter, pageBooks), pageBooks);
+
     const results = benchResults(options, bundles, routes, scaling);
     console.log(writeReport(results, capacity, options, undefined, renderListStreaming(streaming)));
+    console.log(`\n${pageCost}`);
     const over = overGoal(results);
     log(over.length === 0 ? 'Every function is within the goal.' : `Over the goal: ${over.join(', ')}`);
   } finally {

@@ -1,6 +1,7 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Book } from '../shared/books/types';
-import { toBookItem } from '../shared/store/book-items';
+import { ID_BLOCKS_KEY, toBookItem } from '../shared/store/book-items';
+import { isConditionalCheckFailure } from '../shared/store/errors';
 
 const BATCH = 25; // BatchWriteItem's maximum
 
@@ -9,7 +10,8 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /**
  * Writes books with ids `from..to` (inclusive) as the store stores them, 25 per BatchWriteItem and
  * `parallel` batches in flight, retrying unprocessed items. A bulk load, not the API: no ISBN
- * claims or counter (the list queries measured never read them).
+ * claims (the list queries measured never read them); the counter's high mark is raised to `to`,
+ * since a list walks the id ranges up to it.
  */
 export const seedBooks = async (
   client: DynamoDBDocumentClient,
@@ -39,4 +41,22 @@ export const seedBooks = async (
     }
   };
   await Promise.all(Array.from({ length: options.parallel ?? 8 }, worker));
+  await raiseHighMark(client, table, to);
+};
+
+/** The counter's high mark at least `to`, as if the ids had been reserved (an existing higher mark stays). */
+export const raiseHighMark = async (client: DynamoDBDocumentClient, table: string, to: number): Promise<void> => {
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: ID_BLOCKS_KEY,
+        UpdateExpression: 'SET highMark = :to',
+        ConditionExpression: 'attribute_not_exists(highMark) OR highMark < :to',
+        ExpressionAttributeValues: { ':to': to },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+  }
 };

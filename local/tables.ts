@@ -5,8 +5,10 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULTS } from '../shared/config';
+import { ID_BLOCKS_KEY } from '../shared/store/book-items';
+import { RANGES_LAYOUT } from '../shared/store/layout-state';
 import { assertBooksTableLayout } from '../shared/store/table-layout';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 
@@ -64,8 +66,20 @@ const ensureTable = async (client: DynamoDBClient, tableName: string, table: Tab
 
 /** Creates the service's tables when they are missing; refuses a books table in another layout (TableLayoutError). */
 export const ensureTables = async (client: DynamoDBClient, names: TableNames = DEFAULT_TABLE_NAMES) => {
+  const documents = DynamoDBDocumentClient.from(client);
   if (await ensureTable(client, names.books, BOOKS_TABLE)) {
-    await assertBooksTableLayout(DynamoDBDocumentClient.from(client), names.books);
+    await assertBooksTableLayout(documents, names.books);
+  } else {
+    // A new table never held the older layout: say so, and no read looks for it.
+    await documents.send(
+      new UpdateCommand({
+        TableName: names.books,
+        Key: ID_BLOCKS_KEY,
+        UpdateExpression: 'SET #layout = :ranges',
+        ExpressionAttributeNames: { '#layout': 'layout' },
+        ExpressionAttributeValues: { ':ranges': RANGES_LAYOUT },
+      }),
+    );
   }
   await ensureTable(client, names.auth, AUTH_TABLE);
 };

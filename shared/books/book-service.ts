@@ -42,9 +42,12 @@ export class BookService {
 
   /**
    * Whether a whole list of this filter would hold more than `maxBooks` books, decided by counting
-   * (nothing held) rather than by reading the books.
+   * (nothing held) rather than by reading the books, or without a count when the store's bound on
+   * the matches is within `maxBooks`.
    */
   async holdsMoreThan(filter: BookFilter, maxBooks: number): Promise<boolean> {
+    const bound = await this.store.upperBound?.(filter);
+    if (bound !== undefined && bound <= maxBooks) return false;
     return (await this.store.countUpTo(filter, maxBooks + 1)) > maxBooks;
   }
 

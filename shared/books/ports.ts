@@ -41,6 +41,11 @@ export interface BookStore {
    */
   countUpTo(filter: BookFilter, upTo: number): Promise<number>;
   /**
+   * A bound no count of the filter's matches can exceed, when the store knows one for less than a
+   * count costs (undefined otherwise): a list under the cap by this bound needs no count at all.
+   */
+  upperBound?(filter: BookFilter): Promise<number | undefined>;
+  /**
    * Sets the supplied fields and updatedAt (createdAt and the rest kept) and moves to the next
    * version, atomically with respect to concurrent writers, when the stored version satisfies
    * `condition` (PreconditionFailedError otherwise).

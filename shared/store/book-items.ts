@@ -9,16 +9,19 @@ import { BOOK_FIELDS, type Book } from '../books/types';
  * The books table's item layout and the mappers between items and books, in one place: the store
  * reads and writes these, the invariant checker and bulk loaders read or write what the store does.
  *
- * Books spread over BOOK_SHARDS partition keys by id, so every key takes 1/32 of the reads and writes
- * (DynamoDB serves 1,000 WCU/s and 3,000 RCU/s per partition and never splits one item); the two
- * filter indexes spread each author and each year over INDEX_SHARDS keys, so a bulk import of one
- * year's books is not one hot index partition. The shard follows from the id alone: GET, PUT, PATCH
- * and DELETE go straight to the book's key, and a list cursor (an id) positions every shard.
+ * Books live in fixed id ranges: `BOOKS#<floor(id / BOOK_RANGE_SIZE)>`, sort key id. Neighbours in
+ * id order share a key, so a page of the list is one Query (two at a range boundary); ids stay dense
+ * and busy containers write to ranges of their own because each container sizes its id reservation
+ * to its own create rate (id-blocks.ts). The two filter indexes spread each author and each year
+ * over INDEX_SHARDS keys by id, so a bulk import of one year's books is not one hot index partition.
+ * The key follows from the id alone: GET, PUT, PATCH and DELETE go straight to the book's key.
+ * docs/data-model.md has the arithmetic behind the sizes.
  */
-export const BOOK_SHARDS = 32;
+export const BOOK_RANGE_SIZE = 64;
 export const INDEX_SHARDS = 16;
 
-export const BOOK_PARTITION_PREFIX = 'BOOK#';
+/** Never a prefix of the older layout's `BOOK#<id mod 32>` keys (legacy-layout.ts), which may share the table while it migrates. */
+export const BOOK_PARTITION_PREFIX = 'BOOKS#';
 export const ISBN_CLAIM_PREFIX = 'ISBN#';
 export const ID_BLOCKS_KEY = { pk: 'ID_BLOCKS', sk: 0 } as const;
 export const IDEMPOTENCY_RECORD_PREFIX = 'IDEMPOTENCY#';
@@ -42,7 +45,8 @@ export const MAX_BOOK_ITEM_BYTES = 3 * (MAX_TITLE_LENGTH + 3 * MAX_AUTHOR_LENGTH
 /**
  * What a whole-list merge may hold of item data at once, however many keys it spans: each key has
  * the page being merged and the next one read ahead, so the per-key page is this budget over
- * 2 × keys × MAX_BOOK_ITEM_BYTES. With 32 book shards that is 20 items a page.
+ * 2 × keys × MAX_BOOK_ITEM_BYTES. Over one walk of ranges that is 641 items a page; over 16 index
+ * shards, 40.
  */
 export const LIST_MERGE_BUDGET_BYTES = 6 * 1024 * 1024;
 const PAGES_HELD_PER_KEY = 2;
@@ -51,10 +55,10 @@ const PAGES_HELD_PER_KEY = 2;
 export const streamPageItems = (keys: number): number =>
   Math.max(1, Math.floor(LIST_MERGE_BUDGET_BYTES / (PAGES_HELD_PER_KEY * keys * MAX_BOOK_ITEM_BYTES)));
 
-export const bookShardOf = (id: number) => id % BOOK_SHARDS;
+export const bookRangeOf = (id: number) => Math.floor(id / BOOK_RANGE_SIZE);
 export const indexShardOf = (id: number) => id % INDEX_SHARDS;
-export const bookPartition = (shard: number) => `${BOOK_PARTITION_PREFIX}${shard}`;
-export const bookKey = (id: number) => ({ pk: bookPartition(bookShardOf(id)), sk: id });
+export const bookPartition = (range: number) => `${BOOK_PARTITION_PREFIX}${range}`;
+export const bookKey = (id: number) => ({ pk: bookPartition(bookRangeOf(id)), sk: id });
 export const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIsbn(isbn)}`, sk: 0 });
 /** Shard first: the author key is free text, the shard a number, so the two cannot run together. */
 export const authorShardKey = (authorKey: string, shard: number) => `${shard}#${authorKey}`;

@@ -25,12 +25,13 @@ export interface TableDefinition {
 
 /**
  * The books table holds four kinds of item (shared/store/book-items.ts builds them):
- * - books:         pk = "BOOK#<id mod 32>",  sk = id; index keys authorShard and yearShard (id mod 16)
+ * - books:         pk = "BOOKS#<id div 64>", sk = id; index keys authorShard and yearShard (id mod 16)
  * - ISBN claims:   pk = "ISBN#<normalised>", sk = 0, bookId
- * - the id blocks: pk = "ID_BLOCKS",         sk = 0, highMark (the last id reserved by any container)
+ * - the id blocks: pk = "ID_BLOCKS",         sk = 0, highMark (the last id reserved by any container),
+ *                  layout ("ranges" once no book is left in the older BOOK#<id mod 32> layout)
  * - Idempotency-Key records: pk = "IDEMPOTENCY#<digest of user and key>", sk = 0, expiring (TTL expiresAt)
- * Books spread over 32 partition keys and each index over 16 keys per author or year, so no key
- * takes more than a small share of the load (docs/data-model.md); lists merge the keys by id.
+ * Books sit in id ranges of 64, each busy container writing a range of its own, so a page of the
+ * list is one Query; each index spreads over 16 keys per author or year (docs/data-model.md).
  */
 export const BOOKS_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },

@@ -2,68 +2,74 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CapacityModel } from '../../bench/capacity-model';
 import { type DynamoMeter, type MeteredCall, startDynamoMeter } from '../../bench/dynamodb-meter';
 import { BOOKS_TABLE } from '../../shared/store/tables';
-import { BASIC_DEMO, startLocalApi } from '../support/local-api';
+import { createTestTables } from '../support/dynamodb';
+import { BASIC_DEMO } from '../support/local-api';
+import { booksTableCalls, createThrough, type ServerProcess, startServerProcess } from '../support/server-process';
 
 /**
- * The scale-out as a user of `npm start` can check it: the local server's handlers talk to DynamoDB
- * Local through the bench's metering proxy, which sees every call on the wire. 64 concurrent creates
- * over HTTP must spread the books over partition keys and write no single item (a counter, say) on
- * every create; both ways of listing must still return every book in ascending id order.
+ * The scale-out as Lambda runs it: eight `npm start` processes on one DynamoDB Local are eight
+ * containers, each sent one create at a time (a function instance serves one request at a time),
+ * behind the bench's metering proxy, which sees every call on the wire. The books must spread over
+ * partition keys, no item (the id counter, say) may be written on more than a tenth of the creates,
+ * and both ways of listing must return every book in ascending id order.
  */
-const CREATES = 64;
+const SERVERS = 8;
+const PER_SERVER = 40;
+const CREATES = SERVERS * PER_SERVER;
 
 let meter: DynamoMeter;
-let api: Awaited<ReturnType<typeof startLocalApi>>;
+let servers: ServerProcess[] = [];
 let created: number[];
-let booksTableCalls: MeteredCall[];
+let calls: MeteredCall[];
 
-const get = (path: string) => fetch(new URL(path, api.baseUrl), { headers: { authorization: BASIC_DEMO } });
+const get = (path: string) => fetch(new URL(path, servers[0]?.baseUrl), { headers: { authorization: BASIC_DEMO } });
 const nextLink = (response: Response) => /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
 
 beforeAll(async () => {
   meter = await startDynamoMeter(inject('dynamoEndpoint'));
-  api = await startLocalApi({ env: { DYNAMODB_ENDPOINT: meter.endpoint } });
+  const tables = await createTestTables();
+  servers = await Promise.all(Array.from({ length: SERVERS }, () => startServerProcess(meter.endpoint, tables.names)));
   meter.take();
-  const responses = await Promise.all(
-    Array.from({ length: CREATES }, (_, i) =>
-      fetch(`${api.baseUrl}/api/books`, {
-        method: 'POST',
-        headers: { authorization: BASIC_DEMO, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: `Spread ${i}`, author: 'Scale', isbn: `scale-${i}`, publicationYear: 1999 }),
-      }),
-    ),
+  const perServer = await Promise.all(
+    servers.map(async (server, s) => {
+      const ids: number[] = [];
+      for (let i = 0; i < PER_SERVER; i++) ids.push(await createThrough(server.baseUrl, `scale-${s}-${i}`));
+      return ids;
+    }),
   );
-  expect(responses.map((response) => response.status)).toStrictEqual(Array(CREATES).fill(201));
-  created = await Promise.all(responses.map(async (response) => ((await response.json()) as { id: number }).id));
-  booksTableCalls = meter.take().filter((call) => JSON.stringify(call.request).includes(api.tables.names.books));
-}, 60_000);
+  created = perServer.flat();
+  calls = booksTableCalls(meter.take(), tables.names);
+}, 600_000);
 afterAll(async () => {
-  await api?.close();
+  await Promise.all(servers.map((server) => server.stop()));
   await meter?.close();
 });
 
-describe(`${CREATES} concurrent creates behind the local server, metered on the wire`, () => {
-  it('write no single item more than 6 times in all', () => {
+describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} books each, metered on the wire`, () => {
+  it('write no item on more than a tenth of the creates', () => {
     const model = new CapacityModel(BOOKS_TABLE);
     const writesPerItem = new Map<string, number>();
-    for (const touch of booksTableCalls.flatMap((call) => model.touchesOf(call))) {
+    for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
       if (touch.item) writesPerItem.set(touch.item, (writesPerItem.get(touch.item) ?? 0) + 1);
     }
-    // every book and every ISBN claim written once; the id block item once per container
+    const counterWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
+    console.log(`counter writes: ${counterWrites} for ${CREATES} creates`);
+    // every book and every ISBN claim written once; the counter once per block of each container
     expect(writesPerItem.size).toBe(2 * CREATES + 1);
-    expect(Math.max(...writesPerItem.values())).toBeLessThanOrEqual(6);
+    expect(Math.max(...writesPerItem.values())).toBeLessThanOrEqual(CREATES / 10);
   });
 
-  it('put no partition key above 1/8 of the books', () => {
+  it('put no partition key above a quarter of the books', () => {
     const model = new CapacityModel(BOOKS_TABLE);
     const booksPerKey = new Map<string, number>();
-    for (const touch of booksTableCalls.flatMap((call) => model.touchesOf(call))) {
-      if (touch.item?.startsWith('pk=BOOK#')) {
+    for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
+      if (touch.item?.startsWith('pk=BOOKS#')) {
         booksPerKey.set(touch.partition, (booksPerKey.get(touch.partition) ?? 0) + 1);
       }
     }
+    console.log(`books per key: ${JSON.stringify([...booksPerKey])}`);
     expect([...booksPerKey.values()].reduce((sum, n) => sum + n, 0)).toBe(CREATES);
-    expect(Math.max(...booksPerKey.values())).toBeLessThanOrEqual(CREATES / 8);
+    expect(Math.max(...booksPerKey.values())).toBeLessThanOrEqual(CREATES / 4);
   });
 
   it('are all in the unfiltered list, in ascending id order', async () => {
@@ -73,15 +79,15 @@ describe(`${CREATES} concurrent creates behind the local server, metered on the 
     expect(ids).toStrictEqual([...created].sort((a, b) => a - b));
   });
 
-  it('are all in a limit=10 page walk, in ascending id order, each page full but the last', async () => {
+  it('are all in a limit=40 page walk, in ascending id order, each page full but the last', async () => {
     const pages: number[][] = [];
-    for (let url: string | undefined = '/api/books?limit=10'; url; ) {
+    for (let url: string | undefined = '/api/books?limit=40'; url; ) {
       const response = await get(url);
       expect(response.status).toBe(200);
       pages.push(((await response.json()) as { id: number }[]).map((book) => book.id));
       url = nextLink(response);
     }
-    expect(pages.map((page) => page.length)).toStrictEqual([10, 10, 10, 10, 10, 10, 4]);
+    expect(pages.map((page) => page.length)).toStrictEqual(Array(CREATES / 40).fill(40));
     expect(pages.flat()).toStrictEqual([...created].sort((a, b) => a - b));
   });
 });

@@ -67,7 +67,7 @@ const readList = async () => {
 
 describe('GET /api/books when the store fails after the first byte', () => {
   it('fails the transfer: the client’s read errors, and what arrived is no JSON array', async () => {
-    failListReadsAfter(100); // 32 book keys, 20-book pages: the first 1,000 books and more are read
+    failListReadsAfter(32); // a Query per id range of 64 books: the first 2,048 books are read
     const { status, body, error } = await readList();
     expect(status).toBe(200);
     expect(error).toBeInstanceOf(Error); // undici: "terminated", the connection closed mid-body

@@ -14,7 +14,7 @@ import type { ListOptions } from '../../shared/books/ports';
 import type { BookFilter, BookPatch } from '../../shared/books/types';
 import {
   BOOK_PROJECTION,
-  BOOK_SHARDS,
+  BOOK_RANGE_SIZE,
   ID_BLOCKS_KEY,
   INDEX_SHARDS,
   idempotencyRecordKey,
@@ -127,19 +127,19 @@ describe('id blocks at the end of the id space (DynamoDB Local)', () => {
 
   it('hands out a block’s ids in order, one reservation per block, the next block after the highest reserved', async () => {
     await setHighMark(40);
-    const ids = new IdBlockAllocator(client, tables.names.books, 3);
+    const ids = new IdBlockAllocator(client, tables.names.books);
     const issued = [];
     for (let i = 0; i < 7; i++) issued.push(await ids.allocate());
-    expect(issued).toStrictEqual([41, 42, 43, 44, 45, 46, 47]);
+    expect(issued).toStrictEqual([41, 42, 43, 44, 45, 46, 47]); // blocks of 2 and 8
     const { Item } = await client.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }));
-    expect(Item?.highMark).toBe(49);
+    expect(Item?.highMark).toBe(50);
   });
 
   it('issues ids up to MAX_BOOK_ID, then refuses with IdSpaceExhaustedError, and keeps refusing', async () => {
-    await setHighMark(MAX_BOOK_ID - 3);
-    const ids = new IdBlockAllocator(client, tables.names.books, 3);
-    const issued = [await ids.allocate(), await ids.allocate(), await ids.allocate()];
-    expect(issued).toStrictEqual([MAX_BOOK_ID - 2, MAX_BOOK_ID - 1, MAX_BOOK_ID]);
+    await setHighMark(MAX_BOOK_ID - 2);
+    const ids = new IdBlockAllocator(client, tables.names.books);
+    const issued = [await ids.allocate(), await ids.allocate()];
+    expect(issued).toStrictEqual([MAX_BOOK_ID - 1, MAX_BOOK_ID]);
     await expect(ids.allocate()).rejects.toThrow(new IdSpaceExhaustedError('No book ids left'));
     await expect(ids.allocate()).rejects.toBeInstanceOf(IdSpaceExhaustedError);
   });
@@ -198,7 +198,7 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   it('asks each key for its share of a limited page plus one, never more than the limit', async () => {
     recorded.sent.length = 0;
     expect(await list({}, { limit: 3 })).toStrictEqual([1, 2, 3]);
-    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([2])); // ⌈3/32⌉ + 1
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([3])); // one range holds them
     recorded.sent.length = 0;
     await list({ author: 'edge author' }, { limit: 100 });
     expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([8])); // ⌈100/16⌉ + 1
@@ -208,7 +208,7 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
     recorded.sent.length = 0;
     await list({});
     // A whole list reads pages sized so the merge holds LIST_MERGE_BUDGET_BYTES at most.
-    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([streamPageItems(32)]));
+    expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([streamPageItems(1)]));
     recorded.sent.length = 0;
     await list({ year: 1990 });
     expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([streamPageItems(16)]));
@@ -217,18 +217,18 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   it('resumes every key after the cursor’s id, on the table and on each index', async () => {
     recorded.sent.length = 0;
     expect(await list({}, { after: 2 })).toStrictEqual([3, 4, 5, 6]);
-    expect(startKeys()).toContainEqual({ pk: 'BOOK#7', sk: 2 });
+    expect(startKeys()).toContainEqual({ pk: 'BOOKS#0', sk: 2 });
     recorded.sent.length = 0;
     expect(await list({ author: 'EDGE AUTHOR' }, { after: 4 })).toStrictEqual([5, 6]);
     expect(startKeys()).toContainEqual({
-      pk: 'BOOK#4',
+      pk: 'BOOKS#0',
       sk: 4,
       authorShard: '15#edge author',
     });
     recorded.sent.length = 0;
     expect(await list({ year: 1990 }, { after: 5 })).toStrictEqual([6]);
     expect(startKeys()).toContainEqual({
-      pk: 'BOOK#5',
+      pk: 'BOOKS#0',
       sk: 5,
       yearShard: '3#1990',
     });
@@ -257,7 +257,7 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   it('a create whose id is taken by an item written behind its back is a StoreInvariantError, not a duplicate', async () => {
     const own = await createTestTables();
     const client = createPatientDocumentClient(own.endpoint);
-    await client.send(new PutCommand({ TableName: own.names.books, Item: { pk: 'BOOK#1', sk: 1, id: 1 } }));
+    await client.send(new PutCommand({ TableName: own.names.books, Item: { pk: 'BOOKS#0', sk: 1, id: 1 } }));
     const fresh = new DynamoBookStore(client, own.names.books);
     await expect(fresh.create(newBook('edge-taken-id'))).rejects.toThrow(
       new StoreInvariantError('Book 1 already exists though its id block issued it'),
@@ -488,7 +488,7 @@ describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
       Number.MAX_SAFE_INTEGER,
     );
     expect(Buffer.byteLength(JSON.stringify(longest))).toBeLessThanOrEqual(MAX_BOOK_ITEM_BYTES);
-    for (const keys of [INDEX_SHARDS, BOOK_SHARDS, 64]) {
+    for (const keys of [1, INDEX_SHARDS, 33, 64]) {
       expect(2 * keys * streamPageItems(keys) * MAX_BOOK_ITEM_BYTES).toBeLessThanOrEqual(LIST_MERGE_BUDGET_BYTES);
       expect(2 * keys * (streamPageItems(keys) + 1) * MAX_BOOK_ITEM_BYTES).toBeGreaterThan(LIST_MERGE_BUDGET_BYTES);
     }
@@ -502,7 +502,9 @@ describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
     recorded.client.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as { ExclusiveStartKey?: { pk?: { S?: string } } };
-        if (context.commandName === 'QueryCommand' && input.ExclusiveStartKey?.pk?.S === 'BOOK#0')
+        const pk = (args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> })
+          .ExpressionAttributeValues?.[':pk']?.S;
+        if (context.commandName === 'QueryCommand' && pk === 'BOOKS#2' && !input.ExclusiveStartKey)
           takenWhenSent.push(taken);
         return next(args);
       },
@@ -524,11 +526,11 @@ describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
     expect(
       queries.every((command) => command.input.ProjectionExpression === BOOK_PROJECTION.ProjectionExpression),
     ).toBe(true);
-    expect(queries).toHaveLength(BOOK_SHARDS * Math.ceil(BOOKS / BOOK_SHARDS / streamPageItems(BOOK_SHARDS)));
-    // Shard 0's first page holds its books up to id 640, all taken by the merge before it needs the
-    // second page: read ahead, that page was asked for long before.
-    expect(takenWhenSent).toHaveLength(2);
-    expect(takenWhenSent[0]).toBeLessThan(BOOK_SHARDS * streamPageItems(BOOK_SHARDS) - BOOK_SHARDS);
+    // One Query per id range (each range's books fit one page): the list's calls are its partitions.
+    expect(queries).toHaveLength(Math.floor(BOOKS / BOOK_RANGE_SIZE) + 1);
+    // Range 2 (ids 128 to 191) was asked for while the list still took range 1's books: read ahead.
+    expect(takenWhenSent).toHaveLength(1);
+    expect(takenWhenSent[0]).toBeLessThan(2 * BOOK_RANGE_SIZE);
   });
 });
 
@@ -542,7 +544,7 @@ describe('the invariant checker on DynamoDB Local', () => {
       books: 3,
       claims: 3,
       keyRecords: 0,
-      lastId: 100,
+      lastId: 10,
       violations: [],
     });
     const scans = recorded.sent.filter((command) => command.name === 'ScanCommand');

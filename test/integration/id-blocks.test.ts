@@ -1,73 +1,104 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
-import { ID_BLOCKS_KEY } from '../../shared/store/book-items';
+import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from '../../shared/store/book-items';
 import { IdSpaceExhaustedError } from '../../shared/store/errors';
-import { ID_BLOCK_SIZE, IdBlockAllocator } from '../../shared/store/id-blocks';
-import { createTestTables } from '../support/dynamodb';
+import { ID_BLOCK_GROW_WINDOW_MS, IdBlockAllocator, MIN_ID_BLOCK } from '../../shared/store/id-blocks';
+import { LayoutState } from '../../shared/store/layout-state';
+import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /** Id blocks on DynamoDB Local: the counter item is the only shared state, as across Lambda containers. */
 let tables: Awaited<ReturnType<typeof createTestTables>>;
-const highMark = async () =>
-  (await tables.documentClient.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }))).Item
-    ?.highMark;
-const allocator = (blockSize?: number) => new IdBlockAllocator(tables.documentClient, tables.names.books, blockSize);
+let now = 0;
+const counter = async () =>
+  (await tables.documentClient.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }))).Item;
+const highMark = async () => (await counter())?.highMark;
+const setHighMark = (value: number) =>
+  tables.documentClient.send(
+    new PutCommand({ TableName: tables.names.books, Item: { ...ID_BLOCKS_KEY, highMark: value } }),
+  );
+/** A container whose clock the test moves. */
+const allocator = () =>
+  new IdBlockAllocator(createPatientDocumentClient(tables.endpoint), tables.names.books, new LayoutState(), () => now);
 const allocateMany = async (ids: IdBlockAllocator, count: number) => {
   const out: number[] = [];
   for (let i = 0; i < count; i++) out.push(await ids.allocate());
   return out;
 };
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 beforeEach(async () => {
   tables = await createTestTables();
+  now = 1_000_000;
 });
 
-describe('ids handed out from reserved blocks', () => {
-  it(`reserves ${ID_BLOCK_SIZE} ids per counter write by default, starting at 1`, async () => {
-    const ids = allocator();
-    expect(await allocateMany(ids, ID_BLOCK_SIZE)).toEqual(Array.from({ length: ID_BLOCK_SIZE }, (_, i) => i + 1));
-    expect(await highMark()).toBe(ID_BLOCK_SIZE);
-    expect(await ids.allocate()).toBe(ID_BLOCK_SIZE + 1);
-    expect(await highMark()).toBe(2 * ID_BLOCK_SIZE);
+describe('ids handed out from blocks sized to the container’s own create rate', () => {
+  it(`a quiet container reserves ${MIN_ID_BLOCK} ids, starting at 1: one that creates two books and ends leaves no gap`, async () => {
+    expect(await allocateMany(allocator(), 2)).toEqual([1, 2]);
+    expect(await highMark()).toBe(2);
+    expect(await allocateMany(allocator(), 2)).toEqual([3, 4]);
   });
 
-  it('moves to a new block exactly when one is used up', async () => {
-    const ids = allocator(3);
-    expect(await allocateMany(ids, 7)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(await highMark()).toBe(9);
+  it('a busy container reserves 4× more each time, then whole aligned ranges of its own', async () => {
+    const ids = allocator();
+    expect(await allocateMany(ids, 42)).toEqual(range(1, 42)); // blocks of 2, 8 and 32
+    expect(await highMark()).toBe(42);
+    // The rest of range 0 (43 … 63) stays unused: the range from 64 is this container's alone.
+    expect(await ids.allocate()).toBe(BOOK_RANGE_SIZE);
+    expect(await highMark()).toBe(2 * BOOK_RANGE_SIZE - 1);
+    expect(await allocateMany(ids, BOOK_RANGE_SIZE - 1)).toEqual(range(BOOK_RANGE_SIZE + 1, 2 * BOOK_RANGE_SIZE - 1));
+    expect(await ids.allocate()).toBe(2 * BOOK_RANGE_SIZE);
+  });
+
+  it('a container that used its block up slowly starts again at the smallest block', async () => {
+    const ids = allocator();
+    expect(await allocateMany(ids, 2)).toEqual([1, 2]);
+    expect(await ids.allocate()).toBe(3); // quick: a block of 8
+    now += ID_BLOCK_GROW_WINDOW_MS + 1;
+    expect(await allocateMany(ids, 7)).toEqual(range(4, 10));
+    expect(await ids.allocate()).toBe(11);
+    expect(await highMark()).toBe(12);
+  });
+
+  it('a range is taken only above every id reserved: another container’s block moves it to the next range', async () => {
+    const busy = allocator();
+    await allocateMany(busy, 42);
+    await setHighMark(70); // another container reserved up to 70 meanwhile
+    expect(await busy.allocate()).toBe(2 * BOOK_RANGE_SIZE);
+    expect(await highMark()).toBe(3 * BOOK_RANGE_SIZE - 1);
   });
 
   it('gives two containers disjoint blocks, so their ids interleave but never repeat', async () => {
-    const first = allocator(3);
-    const second = allocator(3);
+    const first = allocator();
+    const second = allocator();
     const a = [await first.allocate(), await second.allocate(), await first.allocate(), await second.allocate()];
-    expect(a).toEqual([1, 4, 2, 5]);
+    expect(a).toEqual([1, 3, 2, 4]);
   });
 
   it('shares one reservation among concurrent callers of one container', async () => {
-    const ids = allocator(10);
+    const ids = allocator();
     const got = await Promise.all(Array.from({ length: 10 }, () => ids.allocate()));
-    expect([...got].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect([...got].sort((x, y) => x - y)).toEqual(range(1, 10));
     expect(await highMark()).toBe(10);
   });
 
+  it('marks a table whose counter its first reservation created as having only this layout', async () => {
+    await allocator().allocate();
+    expect((await counter())?.layout).toBe('ranges');
+  });
+
   it('hands out ids below 2^53−1 and refuses a block that would pass it, never an unsafe id', async () => {
-    await tables.documentClient.send(
-      new PutCommand({ TableName: tables.names.books, Item: { ...ID_BLOCKS_KEY, highMark: MAX_BOOK_ID - 5 } }),
-    );
-    const ids = allocator(4);
-    // The block MAX−4 … MAX−1; the next one, MAX … MAX+3, is given up whole.
-    expect(await allocateMany(ids, 4)).toEqual([MAX_BOOK_ID - 4, MAX_BOOK_ID - 3, MAX_BOOK_ID - 2, MAX_BOOK_ID - 1]);
+    await setHighMark(MAX_BOOK_ID - 3);
+    const ids = allocator();
+    // The block MAX−2 … MAX−1; the next one (8 ids) would pass MAX and is given up whole.
+    expect(await allocateMany(ids, 2)).toEqual([MAX_BOOK_ID - 2, MAX_BOOK_ID - 1]);
     await expect(ids.allocate()).rejects.toThrow(IdSpaceExhaustedError);
-    await expect(allocator(4).allocate()).rejects.toThrow('No book ids left');
+    await expect(allocator().allocate()).rejects.toThrow('No book ids left');
   });
 
   it('hands out 2^53−1 itself from a block that ends exactly there', async () => {
-    await tables.documentClient.send(
-      new PutCommand({ TableName: tables.names.books, Item: { ...ID_BLOCKS_KEY, highMark: MAX_BOOK_ID - 1 } }),
-    );
-    // One id left: a block of 1 gets exactly it.
-    expect(await allocator(1).allocate()).toBe(MAX_BOOK_ID);
-    await expect(allocator(1).allocate()).rejects.toThrow(IdSpaceExhaustedError);
+    await setHighMark(MAX_BOOK_ID - 2);
+    expect(await allocateMany(allocator(), 2)).toEqual([MAX_BOOK_ID - 1, MAX_BOOK_ID]);
+    await expect(allocator().allocate()).rejects.toThrow(IdSpaceExhaustedError);
   });
 });

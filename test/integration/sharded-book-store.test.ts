@@ -5,17 +5,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { ensureTables } from '../../local/tables';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
-import { BOOK_SHARDS, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
+import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
 import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
 import { TableLayoutError } from '../../shared/store/errors';
-import { ID_BLOCK_SIZE } from '../../shared/store/id-blocks';
 import { assertBooksTableLayout } from '../../shared/store/table-layout';
 import { BOOKS_TABLE } from '../../shared/store/tables';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
- * The sharded layout on DynamoDB Local, with every command the store sends recorded from the real
+ * The range layout on DynamoDB Local, with every command the store sends recorded from the real
  * client: DynamoDB Local reads are always strongly consistent and never throttle, so what a real
  * table would do differently is asserted on the commands themselves.
  */
@@ -30,7 +29,7 @@ const collect = async (source: AsyncIterable<Book>) => {
   return books;
 };
 
-describe('the sharded book store', () => {
+describe('the range layout of the book store', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
   let recorded: ReturnType<typeof recordingClient>;
   let store: DynamoBookStore;
@@ -51,21 +50,26 @@ describe('the sharded book store', () => {
     );
   });
 
-  it('64 concurrent creates: one id-block reservation, every item written once, no key above 1/8 of the books', async () => {
+  it('64 concurrent creates in one container: blocks of 2, 8 and 32, then a range of its own; every item written once', async () => {
     const writes = recorded.sent.filter(
       (command) => command.name !== 'GetItemCommand' && command.name !== 'QueryCommand',
     );
-    expect(writes.filter((command) => command.name === 'UpdateItemCommand')).toHaveLength(1);
+    expect(writes.filter((command) => command.name === 'UpdateItemCommand')).toHaveLength(4);
     expect(writes.filter((command) => command.name === 'TransactWriteItemsCommand')).toHaveLength(64);
     expect(writes.length / 64).toBeLessThanOrEqual(1.1);
 
     const { Items = [] } = await tables.documentClient.send(new ScanCommand({ TableName: tables.names.books }));
     const perKey = new Map<string, number>();
-    for (const item of Items.filter((item) => String(item.pk).startsWith('BOOK#'))) {
+    for (const item of Items.filter((item) => String(item.pk).startsWith('BOOKS#'))) {
       perKey.set(item.pk, (perKey.get(item.pk) ?? 0) + 1);
     }
-    expect(perKey.size).toBeGreaterThanOrEqual(BOOK_SHARDS / 2);
-    expect(Math.max(...perKey.values())).toBeLessThanOrEqual(64 / 8);
+    // Ids 1 to 42 share range 0 with other containers' small blocks; 64 to 85 are in this container's range.
+    expect(perKey).toStrictEqual(
+      new Map([
+        ['BOOKS#0', 42],
+        ['BOOKS#1', 22],
+      ]),
+    );
     expect(new Set(books.map((b) => b.id)).size).toBe(64);
     expect((await checkBooksTable(tables.documentClient, tables.names.books)).violations).toEqual([]);
   });
@@ -109,13 +113,15 @@ describe('the sharded book store', () => {
     const gets = recorded.sent.filter((command) => command.name === 'GetItemCommand');
     const tableQueries = recorded.sent.filter((command) => command.name === 'QueryCommand');
     expect(gets.every((command) => command.input.ConsistentRead === true)).toBe(true);
-    expect(tableQueries).toHaveLength(BOOK_SHARDS);
+    // A Query per range up to the highest id reserved (ranges 0 and 1), and one read of the counter to know that.
+    expect(gets).toHaveLength(2);
     expect(tableQueries.every((command) => command.input.ConsistentRead === true && !command.input.IndexName)).toBe(
       true,
     );
-    expect(new Set(tableQueries.map((command) => command.input.ExpressionAttributeValues[':pk'])).size).toBe(
-      BOOK_SHARDS,
-    );
+    expect(tableQueries.map((command) => command.input.ExpressionAttributeValues[':pk'].S)).toStrictEqual([
+      'BOOKS#0',
+      'BOOKS#1',
+    ]);
 
     recorded.sent.length = 0;
     await collect(store.iterate({ year: 1969 }));
@@ -129,7 +135,7 @@ describe('the sharded book store', () => {
     await store.update(target.id, { title: 'Changed', updatedAt: 'u' });
     expect(recorded.sent.map((command) => command.name)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
     for (const { input } of recorded.sent) {
-      expect(input).toMatchObject({ Key: { pk: `BOOK#${target.id % BOOK_SHARDS}`, sk: target.id } });
+      expect(input).toMatchObject({ Key: { pk: `BOOKS#${Math.floor(target.id / BOOK_RANGE_SIZE)}`, sk: target.id } });
     }
     expect(recorded.sent[0]?.input).toMatchObject({ ConsistentRead: true });
   });
@@ -153,9 +159,9 @@ describe('the sharded book store', () => {
   it('never reuses an id: another container takes the next block, and ids stay unique', async () => {
     const other = new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books);
     const created = (await other.create(book())).book;
-    expect(created.id).toBe(ID_BLOCK_SIZE + 1);
+    expect(created.id).toBe(2 * BOOK_RANGE_SIZE);
     const more = (await store.create(book())).book;
-    expect(more.id).toBeLessThanOrEqual(ID_BLOCK_SIZE);
+    expect(more.id).toBeLessThan(2 * BOOK_RANGE_SIZE);
     const { Item } = await tables.documentClient
       .send(
         new ScanCommand({
@@ -165,7 +171,7 @@ describe('the sharded book store', () => {
         }),
       )
       .then((page) => ({ Item: page.Items?.[0] }));
-    expect(Item?.highMark).toBe(2 * ID_BLOCK_SIZE);
+    expect(Item?.highMark).toBe(2 * BOOK_RANGE_SIZE + 1);
   });
 });
 

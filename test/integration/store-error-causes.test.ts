@@ -114,7 +114,7 @@ describe('the book store keeps the DynamoDB error behind each error it names', (
 
     const own = await createTestTables();
     const client = createPatientDocumentClient(own.endpoint);
-    await client.send(new PutCommand({ TableName: own.names.books, Item: { pk: 'BOOK#1', sk: 1, id: 1 } }));
+    await client.send(new PutCommand({ TableName: own.names.books, Item: { pk: 'BOOKS#0', sk: 1, id: 1 } }));
     const taken = await rejection(
       new DynamoBookStore(client, own.names.books).create(newBook('cause-id')),
       StoreInvariantError,

@@ -26,8 +26,8 @@ describe('books table invariant checker', () => {
   it('finds nothing wrong in what the store wrote, and counts it', async () => {
     await store.update(2, { isbn: '978-22', updatedAt: 'u' });
     await store.delete(3);
-    // Ids come in blocks: the first store reserved 1–100 and used 1–3.
-    expect(await check()).toEqual({ books: 2, claims: 2, keyRecords: 0, lastId: 100, violations: [] });
+    // Ids come in blocks: the store reserved 1–2, then 3–10, and used 1–3.
+    expect(await check()).toEqual({ books: 2, claims: 2, keyRecords: 0, lastId: 10, violations: [] });
   });
 
   it('finds an orphan claim', async () => {
@@ -57,13 +57,13 @@ describe('books table invariant checker', () => {
   it('finds a book under another shard’s key, and index keys that do not match the book', async () => {
     const { pk: _, ...two } = toBookItem({ id: 2, ...newBook('978-2') }, 1);
     await tables.documentClient.send(
-      new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'BOOK#2', sk: 2 } }),
+      new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'BOOKS#0', sk: 2 } }),
     );
-    await put({ ...two, pk: 'BOOK#3' });
+    await put({ ...two, pk: 'BOOKS#3' });
     await tables.documentClient.send(
       new UpdateCommand({
         TableName: tables.names.books,
-        Key: { pk: 'BOOK#1', sk: 1 },
+        Key: { pk: 'BOOKS#0', sk: 1 },
         UpdateExpression: 'SET author = :author',
         ExpressionAttributeValues: { ':author': 'Someone Else' },
       }),
@@ -75,7 +75,7 @@ describe('books table invariant checker', () => {
     await tables.documentClient.send(
       new UpdateCommand({
         TableName: tables.names.books,
-        Key: { pk: 'BOOK#3', sk: 3 },
+        Key: { pk: 'BOOKS#0', sk: 3 },
         UpdateExpression: 'SET isbn = :isbn, isbnKey = :key',
         ExpressionAttributeValues: { ':isbn': '978 1', ':key': '9781' },
       }),
@@ -106,7 +106,7 @@ describe('npm run check:data', () => {
     const clean = await run(target);
     expect(clean).toEqual({
       code: 0,
-      stdout: expect.stringContaining('1 books, 1 ISBN claims, last id 100: no violations'),
+      stdout: expect.stringContaining('1 books, 1 ISBN claims, last id 2: no violations'),
     });
 
     await tables.documentClient.send(

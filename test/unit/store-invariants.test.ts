@@ -180,7 +180,7 @@ describe('findViolations', () => {
       [MAX_BOOK_ID + 1, MAX_BOOK_ID + 1],
       ['5', '5'],
     ]) {
-      const items = [{ ...bookItem(5), pk: 'BOOK#5', sk, id }, claim('978-5', 5), counter(100)];
+      const items = [{ ...bookItem(5), pk: 'BOOKS#0', sk, id }, claim('978-5', 5), counter(100)];
       const report = findViolations(items);
       expect(report.books).toBe(0);
       expect(report.violations[0]).toStrictEqual({
@@ -196,9 +196,9 @@ describe('findViolations', () => {
   });
 
   it('wrong-shard: a book under another shard’s partition key', () => {
-    const items = [{ ...bookItem(1), pk: 'BOOK#2' }, claim('978-1', 1), counter(100)];
+    const items = [{ ...bookItem(1), pk: 'BOOKS#2' }, claim('978-1', 1), counter(100)];
     expect(findViolations(items).violations).toStrictEqual([
-      { kind: 'wrong-shard', message: 'Book 1 is under BOOK#2, not BOOK#1' },
+      { kind: 'wrong-shard', message: 'Book 1 is under BOOKS#2, not BOOKS#0' },
     ]);
   });
 

@@ -1,0 +1,165 @@
+import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { normalizeAuthor } from '../books/normalize';
+import type { ListOptions } from '../books/ports';
+import type { Book, BookFilter } from '../books/types';
+import {
+  authorShardKey,
+  type BookItem,
+  bookKey,
+  bookPartition,
+  bookRangeOf,
+  MAX_PARTITION_KEY_BYTES,
+  streamPageItems,
+} from './book-items';
+import type { BookStoreContext } from './book-store-context';
+import { attributeValueForm, indexQueries, type KeyQuery, legacyShardQueries, queryPages } from './key-queries';
+import { readLegacyBookItem } from './legacy-layout';
+import { rangePages } from './range-walk';
+import { mergeAscending } from './sorted-merge';
+
+/** Index shards and id ranges a count reads at once (see countBooks). */
+const COUNT_KEYS_AT_ONCE = 4;
+const RANGES_AT_ONCE = 16;
+
+/**
+ * Strongly consistent, straight to the book's own key. While the table may still hold the older
+ * layout, a miss also reads the book's older key and the counter (whose mark ends that for good).
+ */
+export const readBookItem = async (context: BookStoreContext, id: number): Promise<BookItem | undefined> => {
+  const { Item } = await context.client.send(
+    new GetCommand({ TableName: context.tableName, Key: bookKey(id), ConsistentRead: true }),
+  );
+  if (Item || context.layout.migrated) return Item as BookItem | undefined;
+  const [old, state] = await Promise.all([readLegacyBookItem(context, id), context.layout.refresh(context)]);
+  return state.migrated ? undefined : old;
+};
+
+/**
+ * The matching books in ascending id order. Unfiltered: a walk of the id ranges (range-walk.ts).
+ * Filtered: one Query per index shard of the author or year, merged by id; with `limit`, each
+ * asks for about its share of the page and reads its next page only when the merge has taken its
+ * last book. Without a limit (a whole list, streamed), each key reads pages one ahead of the merge,
+ * sized so that memory stays within LIST_MERGE_BUDGET_BYTES whatever the catalogue's size. A caller
+ * that stops reads no further. While the older layout remains, its shards join the merge; a book
+ * copied meanwhile comes once (the current layout's item first).
+ */
+export const iterateBooks = (
+  context: BookStoreContext,
+  filter: BookFilter,
+  options: ListOptions = {},
+): AsyncIterable<Book> => {
+  // DynamoDB refuses an oversized index key with an error; no stored author has one.
+  if (!isStorableFilter(filter)) return mergeAscending([], (book: Book) => book.id);
+  const books =
+    filter.author === undefined && filter.year === undefined
+      ? unfilteredBooks(context, options)
+      : mergeKeys(context, indexQueries(context, filter), options, []);
+  return take(onceEach(books), options.limit);
+};
+
+async function* unfilteredBooks(context: BookStoreContext, options: ListOptions): AsyncGenerator<Book> {
+  const legacy = !context.layout.migrated && !(await context.layout.refresh(context)).migrated;
+  const keys = legacy ? legacyShardQueries(context) : [];
+  const walk = rangePages(context, {
+    after: options.after,
+    limit: options.limit,
+    pageSize: options.limit ?? streamPageItems(1 + keys.length),
+    readAhead: options.limit === undefined,
+    counterRead: legacy,
+  });
+  yield* mergeKeys(context, keys, options, [walk]);
+}
+
+/** The books of `queries` (and of already running `sources`, which go first on equal ids) merged by id. */
+const mergeKeys = (
+  context: BookStoreContext,
+  queries: KeyQuery[],
+  options: ListOptions,
+  sources: AsyncIterable<Book[]>[],
+) => {
+  const keys = queries.length + sources.length;
+  const reading =
+    options.limit === undefined
+      ? { pageSize: streamPageItems(keys), readAhead: true }
+      : { pageSize: Math.min(options.limit, Math.ceil(options.limit / keys) + 1), readAhead: false };
+  const pages = queries.map(({ query, startKey }) =>
+    queryPages(context, query, options.after === undefined ? undefined : startKey(options.after), reading),
+  );
+  return mergeAscending([...sources, ...pages], (book) => book.id);
+};
+
+/**
+ * The matches counted with `Select: COUNT`, over the same keys as `iterateBooks` (every id range up
+ * to the counter's high mark, or the filter's index shards): DynamoDB returns only the number of
+ * items of each page (up to 1 MB read per call), so nothing is held but the running total. Ranges
+ * are small (BOOK_RANGE_SIZE books) and many, so RANGES_AT_ONCE are counted at a time; index shards
+ * are few and large, COUNT_KEYS_AT_ONCE at a time. Counting stops at the next page once the total
+ * reaches `upTo`. Eventually consistent (half the read units of a strongly consistent read): the
+ * count sizes a list, it does not promise one; while a table migrates, a book copied but not yet
+ * removed from the older layout counts twice. Unfiltered, n books cost one call per range
+ * (n / 64 for a dense catalogue) and n·b / 8 KB read units for books of b bytes.
+ */
+export const countBooks = async (context: BookStoreContext, filter: BookFilter, upTo: number): Promise<number> => {
+  if (!isStorableFilter(filter)) return 0;
+  let total = 0;
+  const countKey = async (query: QueryCommandInput) => {
+    const input = { ...attributeValueForm(query), ConsistentRead: false, Select: 'COUNT' as const };
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      const { Count, LastEvaluatedKey } = await context.client.send(
+        new AttributeValueQueryCommand({ ...input, ...(startKey && { ExclusiveStartKey: startKey }) }),
+      );
+      total += Count ?? 0;
+      startKey = LastEvaluatedKey;
+    } while (startKey && total < upTo);
+  };
+  const filtered = filter.author !== undefined || filter.year !== undefined;
+  const queries = filtered ? indexQueries(context, filter).map(({ query }) => query) : await countedRanges(context);
+  let next = 0;
+  const worker = async () => {
+    while (next < queries.length && total < upTo) await countKey(queries[next++] as QueryCommandInput);
+  };
+  const atOnce = filtered ? COUNT_KEYS_AT_ONCE : RANGES_AT_ONCE;
+  await Promise.all(Array.from({ length: Math.min(atOnce, queries.length) }, worker));
+  return Math.min(total, upTo);
+};
+
+/** Every id range up to the counter's high mark, and the older layout's shards while they remain. */
+const countedRanges = async (context: BookStoreContext): Promise<QueryCommandInput[]> => {
+  const { highMark, migrated } = await context.layout.refresh(context);
+  const ranges = Array.from({ length: bookRangeOf(highMark) + 1 }, (_, range) => ({
+    TableName: context.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': bookPartition(range) },
+  }));
+  return [...ranges, ...(migrated ? [] : legacyShardQueries(context).map(({ query }) => query))];
+};
+
+const isStorableFilter = ({ author }: BookFilter) =>
+  author === undefined ||
+  Buffer.byteLength(authorShardKey(normalizeAuthor(author), 0), 'utf8') <= MAX_PARTITION_KEY_BYTES;
+
+/** Each id once: a book met in two sources (both layouts, while a table migrates) comes from the first. */
+async function* onceEach(books: AsyncIterable<Book>): AsyncGenerator<Book, void, undefined> {
+  let last: number | undefined;
+  for await (const book of books) {
+    if (book.id === last) continue;
+    last = book.id;
+    yield book;
+  }
+}
+
+/** The first `limit` items (all without a limit), stopping the source as soon as they are taken. */
+function take<T>(source: AsyncIterable<T>, limit: number | undefined): AsyncIterable<T> {
+  return limit === undefined ? source : takeFirst(source, limit);
+}
+
+async function* takeFirst<T>(source: AsyncIterable<T>, limit: number): AsyncGenerator<T, void, undefined> {
+  if (limit <= 0) return;
+  let taken = 0;
+  for await (const item of source) {
+    yield item;
+    if (++taken >= limit) return;
+  }
+}

@@ -1,0 +1,75 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BookNotFoundError, PreconditionFailedError } from '../books/errors';
+import type { BookChange } from '../books/ports';
+import { failedPrecondition, type VersionCondition } from '../books/preconditions';
+import type { VersionedBook } from '../books/types';
+import { type BookItem, bookKey, changedAttributes } from './book-items';
+import type { BookStoreContext } from './book-store-context';
+import type { BookTransactions } from './book-transactions';
+import { isConditionalCheckFailure, isTransactionConflict } from './errors';
+import { copyLegacyBook, readLegacyBookItem } from './legacy-layout';
+import { LostRace, RETRY, retryOnConflict } from './retry';
+import { itemAsItWas, updateExpression, versionConditions, versioned } from './update-expressions';
+
+/**
+ * One conditional UpdateItem that sets only the changed attributes and returns the new item: the
+ * book must exist, keep its ISBN (when one is supplied) and satisfy If-Match. When it fails,
+ * DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure), which tells a
+ * missing book (404) from a changed one (412) from an ISBN that moves, without another read.
+ * Only a moving ISBN costs a second call: the transaction that moves its claim.
+ */
+export const updateBook = (
+  context: BookStoreContext,
+  transactions: BookTransactions,
+  id: number,
+  change: BookChange,
+  condition?: VersionCondition,
+): Promise<VersionedBook> => {
+  const { client, tableName } = context;
+  const attributes = changedAttributes(id, change);
+  return retryOnConflict(`Book ${id}`, async () => {
+    const conditions = ['attribute_exists(pk)'];
+    const values: Record<string, unknown> = {};
+    if (attributes.isbnKey !== undefined) {
+      conditions.push('isbnKey = :isbnKey');
+      values[':isbnKey'] = attributes.isbnKey;
+    }
+    conditions.push(...versionConditions(condition, values));
+    try {
+      const { Attributes } = await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: bookKey(id),
+          ...updateExpression(attributes, conditions, values),
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return versioned(Attributes as BookItem);
+    } catch (error) {
+      if (isTransactionConflict(error)) return new LostRace(error);
+      if (!isConditionalCheckFailure(error)) throw error;
+      const current = itemAsItWas<BookItem>(error);
+      if (!current) {
+        if (await copiedFromLegacyLayout(context, id)) return RETRY;
+        throw new BookNotFoundError(id, { cause: error });
+      }
+      const failed = failedPrecondition(current.version, condition);
+      if (failed) throw new PreconditionFailedError(id, current.version, failed, { cause: error });
+      // The conditions were checked against this very item: only the ISBN can be what failed.
+      return transactions.moveIsbn(current, attributes);
+    }
+  });
+};
+
+/**
+ * While the table may still hold the older layout, a book missing from its key may be there: it is
+ * copied to its key (true), and the write runs again on the copy.
+ */
+export const copiedFromLegacyLayout = async (context: BookStoreContext, id: number): Promise<boolean> => {
+  if (context.layout.migrated) return false;
+  const [old, state] = await Promise.all([readLegacyBookItem(context, id), context.layout.refresh(context)]);
+  if (!old || state.migrated) return false;
+  await copyLegacyBook(context, old);
+  return true;
+};

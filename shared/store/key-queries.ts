@@ -1,0 +1,112 @@
+import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { normalizeAuthor } from '../books/normalize';
+import type { Book, BookFilter } from '../books/types';
+import {
+  authorShardKey,
+  BOOK_PROJECTION,
+  BY_AUTHOR_INDEX,
+  BY_YEAR_INDEX,
+  bookFromAttributes,
+  bookKey,
+  INDEX_SHARDS,
+  shards,
+  yearShardKey,
+} from './book-items';
+import type { BookStoreContext } from './book-store-context';
+import { LEGACY_BOOK_SHARDS, legacyBookPartition } from './legacy-layout';
+
+/** A Query over one key, and the key it resumes after for a cursor's id. */
+export interface KeyQuery {
+  query: QueryCommandInput;
+  startKey: (after: number) => Record<string, unknown>;
+}
+
+/** The Query for the plain client: its values in DynamoDB's attribute-value form. */
+export const attributeValueForm = (query: QueryCommandInput) => ({
+  ...query,
+  ...(query.ExpressionAttributeValues && { ExpressionAttributeValues: marshall(query.ExpressionAttributeValues) }),
+});
+
+/**
+ * A Query per index shard a filter spans (author, year or both), each with the key it resumes after
+ * for a cursor's id: the table's key plus the index's key, which follow from the filter and the id.
+ * So a cursor need carry only the id, and the book need not exist any more.
+ */
+export const indexQueries = ({ tableName }: BookStoreContext, { author, year }: BookFilter): KeyQuery[] => {
+  const base = { TableName: tableName, ScanIndexForward: true };
+  if (author !== undefined) {
+    const authorKey = normalizeAuthor(author);
+    return shards(INDEX_SHARDS).map((shard) => ({
+      query: {
+        ...base,
+        IndexName: BY_AUTHOR_INDEX,
+        KeyConditionExpression: 'authorShard = :author',
+        ...(year === undefined
+          ? { ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard) } }
+          : {
+              FilterExpression: 'publicationYear = :year',
+              ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard), ':year': year },
+            }),
+      },
+      startKey: (after: number) => ({ ...bookKey(after), authorShard: authorShardKey(authorKey, shard) }),
+    }));
+  }
+  return shards(INDEX_SHARDS).map((shard) => ({
+    query: {
+      ...base,
+      IndexName: BY_YEAR_INDEX,
+      KeyConditionExpression: 'yearShard = :year',
+      ExpressionAttributeValues: { ':year': yearShardKey(year as number, shard) },
+    },
+    startKey: (after: number) => ({ ...bookKey(after), yearShard: yearShardKey(year as number, shard) }),
+  }));
+};
+
+/** The older layout's 32 shards, read while a table still holds books there (legacy-layout.ts). */
+export const legacyShardQueries = ({ tableName }: BookStoreContext): KeyQuery[] =>
+  shards(LEGACY_BOOK_SHARDS).map((shard) => ({
+    query: {
+      TableName: tableName,
+      ScanIndexForward: true,
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': legacyBookPartition(shard) },
+    },
+    startKey: (after: number) => ({ pk: legacyBookPartition(shard), sk: after }),
+  }));
+
+/**
+ * One key's books in ascending id order, a page (an array) at a time as the merge asks for them; with
+ * `readAhead`, the next page is requested as soon as the current one arrives.
+ *
+ * A whole list reads every book once, so each page's cost is what the list's memory is made of:
+ * the Query returns only the book's own attributes (not its keys, index keys and version), goes
+ * through the plain client in DynamoDB's attribute-value form, and each item becomes a book
+ * directly (bookFromAttributes), without the document client's copy of every page.
+ */
+export async function* queryPages(
+  { client }: BookStoreContext,
+  query: QueryCommandInput,
+  startKey: Record<string, unknown> | undefined,
+  { pageSize, readAhead }: { pageSize: number; readAhead: boolean },
+): AsyncGenerator<Book[], void, undefined> {
+  const input = { ...attributeValueForm(query), ...BOOK_PROJECTION, Limit: pageSize };
+  const read = (exclusiveStartKey: Record<string, AttributeValue> | undefined) => {
+    const page = client.send(
+      new AttributeValueQueryCommand({ ...input, ...(exclusiveStartKey && { ExclusiveStartKey: exclusiveStartKey }) }),
+    );
+    // A page read ahead for a caller that then stops is never awaited: its failure is nobody's.
+    page.catch(() => undefined);
+    return page;
+  };
+  let pending = read(startKey && marshall(startKey));
+  while (true) {
+    const { Items, LastEvaluatedKey } = await pending;
+    const ahead = LastEvaluatedKey && readAhead ? read(LastEvaluatedKey) : undefined;
+    yield (Items ?? []).map(bookFromAttributes);
+    if (!LastEvaluatedKey) return;
+    pending = ahead ?? read(LastEvaluatedKey);
+  }
+}

@@ -1,0 +1,47 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ID_BLOCKS_KEY } from './book-items';
+import type { BookStoreContext } from './book-store-context';
+
+/** The counter item's mark that no book is left in the older `BOOK#<id mod 32>` layout. */
+export const RANGES_LAYOUT = 'ranges';
+
+/** What the counter item says: the last id reserved, and whether the older layout is gone. */
+export interface CounterState {
+  highMark: number;
+  migrated: boolean;
+}
+
+/**
+ * What this container knows of the table, learnt from the counter item whenever it is read or
+ * written: the highest id reserved (a lower bound: other containers reserve too) and whether the
+ * older layout is gone. The latter never reverts, so once seen it costs no call again: a migrated
+ * table's reads never look at the older layout.
+ */
+export class LayoutState {
+  private highMark = 0;
+  private migratedSeen = false;
+
+  get knownHighMark(): number {
+    return this.highMark;
+  }
+
+  /** True once this container has seen the migration's end (or a table that never had the older layout). */
+  get migrated(): boolean {
+    return this.migratedSeen;
+  }
+
+  learn(attributes: Record<string, unknown> | undefined): CounterState {
+    const highMark = Number(attributes?.highMark ?? 0);
+    if (Number.isSafeInteger(highMark) && highMark > this.highMark) this.highMark = highMark;
+    if (attributes?.layout === RANGES_LAYOUT) this.migratedSeen = true;
+    return { highMark: this.highMark, migrated: this.migratedSeen };
+  }
+
+  /** One strongly consistent read of the counter item: books created before it have ids up to its high mark. */
+  async refresh({ client, tableName }: BookStoreContext): Promise<CounterState> {
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: ID_BLOCKS_KEY, ConsistentRead: true }),
+    );
+    return this.learn(Item);
+  }
+}

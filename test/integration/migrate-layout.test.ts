@@ -1,0 +1,106 @@
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { checkBooksTable } from '../../admin/invariants';
+import { migrateBooksTable } from '../../admin/migrate-layout';
+import type { Book } from '../../shared/books/types';
+import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book-items';
+import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { legacyBookKey } from '../../shared/store/legacy-layout';
+import { newBook } from '../support/books';
+import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
+
+/**
+ * A table written by the older code (books under BOOK#<id mod 32>, as its store wrote them, with
+ * their ISBN claims and the id counter), migrated while the service reads, changes, deletes and
+ * creates books: afterwards every book is there once, as last written, and the invariants hold.
+ */
+const OLD_BOOKS = 2_000;
+const STAMP = '2026-01-01T00:00:00.000Z';
+
+const writeOlderTable = async (client: ReturnType<typeof createPatientDocumentClient>, table: string) => {
+  const books: Book[] = Array.from({ length: OLD_BOOKS }, (_, i) => ({
+    ...newBook(`old-${i + 1}`, { author: `Author ${i % 7}`, publicationYear: 1950 + (i % 30) }),
+    id: i + 1,
+    createdAt: STAMP,
+    updatedAt: STAMP,
+  }));
+  const items = books.flatMap((book) => [
+    { ...toBookItem(book, 1), ...legacyBookKey(book.id) },
+    { ...isbnClaimKey(book.isbn), bookId: book.id },
+  ]);
+  for (let start = 0; start < items.length; start += 25) {
+    let requests = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+      requests = (UnprocessedItems?.[table] ?? []) as typeof requests;
+    }
+  }
+  // The older code's counter: ids reserved in blocks of 100, no layout mark.
+  await client.send(new PutCommand({ TableName: table, Item: { ...ID_BLOCKS_KEY, highMark: OLD_BOOKS } }));
+  return books;
+};
+
+const listAll = async (store: DynamoBookStore) => {
+  const ids: number[] = [];
+  for await (const book of store.iterate({})) ids.push(book.id);
+  return ids;
+};
+
+describe('npm run migrate’s migration, while the service answers', () => {
+  it('moves every book of the older layout once, none lost or duplicated, the service reading and writing meanwhile', async () => {
+    const tables = await createTestTables();
+    const client = createPatientDocumentClient(tables.endpoint);
+    const old = await writeOlderTable(client, tables.names.books);
+    const service = new DynamoBookStore(client, tables.names.books);
+
+    // Before: the service reads the older layout, pages and all.
+    expect((await service.get(17))?.book).toEqual(old[16]);
+    expect((await listAll(service)).length).toBe(OLD_BOOKS);
+
+    const expected = new Set(old.map((book) => book.id));
+    const titles = new Map<number, string>();
+    let migrating = true;
+    const traffic = (async () => {
+      for (let round = 0; migrating || round < 5; round++) {
+        const id = 1 + ((round * 7919) % OLD_BOOKS);
+        const found = await service.get(id);
+        if (expected.has(id)) expect(found?.book.id).toBe(id);
+        if (round % 3 === 0 && expected.has(id)) {
+          const title = `Changed during the migration ${round}`;
+          await service.update(id, { title, updatedAt: STAMP });
+          titles.set(id, title);
+        } else if (round % 3 === 1 && expected.has(id)) {
+          await service.delete(id);
+          expected.delete(id);
+          titles.delete(id);
+        } else {
+          expected.add((await service.create(newBook(`new-${round}`))).book.id);
+        }
+      }
+    })();
+    const progress: string[] = [];
+    const report = await migrateBooksTable(client, tables.names.books, {
+      graceMs: 200,
+      log: (line) => progress.push(line),
+    });
+    migrating = false;
+    await traffic;
+
+    expect(report.copied + report.alreadyCopied).toBeLessThanOrEqual(OLD_BOOKS);
+    expect(progress.at(-1)).toMatch(/^removed: \d+ older items$/);
+    const listed = await listAll(service);
+    expect(listed).toStrictEqual([...expected].sort((a, b) => a - b));
+    for (const [id, title] of titles) expect((await service.get(id))?.book.title).toBe(title);
+    const check = await checkBooksTable(client, tables.names.books);
+    expect(check.violations).toStrictEqual([]);
+    expect(check.books).toBe(expected.size);
+
+    // Run again (as after an interruption): nothing left to do, nothing changed.
+    expect(await migrateBooksTable(client, tables.names.books, { graceMs: 0 })).toStrictEqual({
+      copied: 0,
+      alreadyCopied: 0,
+      removed: 0,
+    });
+    expect(await listAll(new DynamoBookStore(client, tables.names.books))).toStrictEqual(listed);
+  }, 600_000);
+});

@@ -1,0 +1,67 @@
+import { migrateBooksTable } from '../admin/migrate-layout';
+import { DEFAULT_TABLE_NAMES } from '../local/tables';
+import { ENV } from '../shared/config';
+import { assertBooksTableLayout } from '../shared/store/table-layout';
+import { parseCommandLine, runTool, UsageError } from './cli';
+import { openDatabase } from './database';
+
+const COMMAND = 'npm run migrate --';
+
+const HELP = `Usage: npm run migrate -- [options]
+
+Moves the books of a table from the older layout (partition keys BOOK#<id mod 32>) to id ranges
+(BOOKS#<id div 64>) while the service keeps answering: each book is copied by one transaction,
+then the table is marked migrated (the service then reads the new layout only), and after a grace
+period the older items are deleted. Interrupted, run it again: it continues where it stopped and
+never loses or duplicates a book. Run npm run check:data afterwards.
+
+Options:
+  --table <name>      books table (default: BOOKS_TABLE_NAME or "${DEFAULT_TABLE_NAMES.books}"; required with --aws)
+  --endpoint <url>    a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else the running npm start's
+                      database in DATA_DIR, else DATA_DIR opened by this command)
+  --aws               migrate the deployed table in AWS (credentials from the usual AWS settings)
+  --region <region>   AWS region with --aws
+  --grace <seconds>   wait between the mark and deleting the older items (default 60: longer than
+                      any list request runs)
+  -h, --help          this text
+
+Examples:
+  npm run migrate
+  npm run migrate -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
+`;
+
+const main = async () => {
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
+    options: {
+      table: { type: 'string' },
+      endpoint: { type: 'string' },
+      aws: { type: 'boolean', default: false },
+      region: { type: 'string' },
+      grace: { type: 'string', default: '60' },
+    },
+  });
+  if (!parsed) return;
+  const { values } = parsed;
+  const table =
+    values.table ?? (values.aws ? undefined : (process.env[ENV.booksTableName] ?? DEFAULT_TABLE_NAMES.books));
+  if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
+  if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
+  const grace = Number(values.grace);
+  if (!Number.isFinite(grace) || grace < 0) throw new UsageError('--grace takes a number of seconds');
+
+  const database = await openDatabase({ ...values, log: console.error });
+  try {
+    await assertBooksTableLayout(database.client, table);
+    console.error(`Migrating table "${table}" at ${database.where} ...`);
+    const report = await migrateBooksTable(database.client, table, { graceMs: grace * 1000, log: console.error });
+    console.log(
+      `${report.copied} books copied, ${report.alreadyCopied} found copied, ${report.removed} older items removed`,
+    );
+  } finally {
+    await database.close();
+  }
+};
+
+runTool(COMMAND, main, (error) => (error.name === 'ResourceNotFoundException' ? 'no such table' : error.message));
