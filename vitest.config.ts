@@ -17,6 +17,7 @@ const SOAK = [
   'test/reliability/fuzz-query.test.ts',
   'test/reliability/fuzz.test.ts',
   'test/integration/enumeration-timing.test.ts',
+  'test/e2e/page-cost.test.ts',
 ];
 
 const project = (name: string, extra: Record<string, unknown> = {}) => ({
