@@ -1,6 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_BLOCKS_KEY } from './book-items';
-import type { BookStoreContext } from './book-store-context';
 
 /** The counter item's mark that no book is left in the older `BOOK#<id mod 32>` layout. */
 export const RANGES_LAYOUT = 'ranges';
@@ -38,7 +37,7 @@ export class LayoutState {
   }
 
   /** One strongly consistent read of the counter item: books created before it have ids up to its high mark. */
-  async refresh({ client, tableName }: BookStoreContext): Promise<CounterState> {
+  async refresh({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Promise<CounterState> {
     const { Item } = await client.send(
       new GetCommand({ TableName: tableName, Key: ID_BLOCKS_KEY, ConsistentRead: true }),
     );
