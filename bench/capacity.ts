@@ -115,6 +115,11 @@ export const measureCapacity = async (
     let n = 0;
     for await (const _ of store.iterate({}, { limit: 20 })) if (++n >= 20) break;
   });
+  // Readers paging through the catalogue are at any page: each starts after a book picked across it.
+  const pageAnywhere = await profile(Math.max(8, requests / 8), async (i) => {
+    let n = 0;
+    for await (const _ of store.iterate({}, { limit: 20, after: pick(i).id })) if (++n >= 20) break;
+  });
   const filtered = await profile(Math.max(8, requests / 8), async (i) => {
     for await (const _ of store.iterate({ author: `Author ${i % 50}`, year: 1900 + (i % 120) }, { limit: 20 })) {
       // drained: the handler streams every match of the page
@@ -142,7 +147,8 @@ export const measureCapacity = async (
     ['PATCH /api/books/{id}', patch],
     ['PUT /api/books/{id} (year changed)', replace],
     ['DELETE /api/books/{id}', deleted],
-    ['GET /api/books?limit=20', list],
+    ['GET /api/books?limit=20 (the first page)', list],
+    ['GET /api/books?limit=20&cursor=… (pages across the catalogue)', pageAnywhere],
     ['GET /api/books?author=…&year=…&limit=20', filtered],
     ['POST /api/books, all of one publication year (bulk import)', oneYear],
     ["the load tool's mix", loadMix],

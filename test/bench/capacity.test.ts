@@ -29,6 +29,21 @@ describe('throughput ceilings of the data model', () => {
     expect(row('GET /api/books/{id}')?.callsPerRequest).toBe(1);
   });
 
+  it('keeps creates at 10,000/s with no partition key above 5 % of their writes', () => {
+    expect(row('POST /api/books')?.requestsPerSecond).toBeGreaterThanOrEqual(10_000);
+    expect(row('POST /api/books')?.maxWriteShare).toBeLessThanOrEqual(0.05);
+  });
+
+  it('reads the first page of 20 with one query, and pages spread over the catalogue outrun the first page', () => {
+    const first = row('GET /api/books?limit=20 (the first page)');
+    const anywhere = row('GET /api/books?limit=20&cursor=… (pages across the catalogue)');
+    expect(first?.callsPerRequest).toBe(1);
+    // The model's catalogue is what 40 busy instances leave: each range partly filled, so a page
+    // crosses more boundaries than in a dense one (there, at most 2: test/e2e/page-cost.test.ts).
+    expect(anywhere?.callsPerRequest).toBeLessThanOrEqual(3);
+    expect(anywhere?.requestsPerSecond).toBeGreaterThan(first?.requestsPerSecond ?? Number.POSITIVE_INFINITY);
+  });
+
   it('renders each scenario with its ceiling, its hottest key and its goal met', () => {
     const table = renderCapacity(results);
     const cells = (scenario: string) =>
