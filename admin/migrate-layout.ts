@@ -1,7 +1,7 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type BookItem, ID_BLOCKS_KEY } from '../shared/store/book-items';
+import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import type { BookItem } from '../shared/store/book-items';
 import type { BookStoreContext } from '../shared/store/book-store-context';
-import { LayoutState, RANGES_LAYOUT } from '../shared/store/layout-state';
+import { LayoutState, markRangesLayout } from '../shared/store/layout-state';
 import {
   copyLegacyBook,
   LEGACY_BOOK_SHARDS,
@@ -60,15 +60,7 @@ export const migrateBooksTable = async (
         `copy: shard ${shard + 1} of ${LEGACY_BOOK_SHARDS} done (${report.copied} copied, ${report.alreadyCopied} found copied)`,
       );
     }
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: ID_BLOCKS_KEY,
-        UpdateExpression: 'SET #layout = :ranges',
-        ExpressionAttributeNames: { '#layout': 'layout' },
-        ExpressionAttributeValues: { ':ranges': RANGES_LAYOUT },
-      }),
-    );
+    await client.send(markRangesLayout(tableName));
     log(`marked: the service now reads the range layout only; deleting the older items in ${graceMs} ms`);
     await sleep(graceMs);
   }

@@ -5,10 +5,9 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULTS } from '../shared/config';
-import { ID_BLOCKS_KEY } from '../shared/store/book-items';
-import { RANGES_LAYOUT } from '../shared/store/layout-state';
+import { markRangesLayout } from '../shared/store/layout-state';
 import { assertBooksTableLayout } from '../shared/store/table-layout';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 
@@ -71,15 +70,7 @@ export const ensureTables = async (client: DynamoDBClient, names: TableNames = D
     await assertBooksTableLayout(documents, names.books);
   } else {
     // A new table never held the older layout: say so, and no read looks for it.
-    await documents.send(
-      new UpdateCommand({
-        TableName: names.books,
-        Key: ID_BLOCKS_KEY,
-        UpdateExpression: 'SET #layout = :ranges',
-        ExpressionAttributeNames: { '#layout': 'layout' },
-        ExpressionAttributeValues: { ':ranges': RANGES_LAYOUT },
-      }),
-    );
+    await documents.send(markRangesLayout(names.books));
   }
   await ensureTable(client, names.auth, AUTH_TABLE);
 };

@@ -1,8 +1,7 @@
 import { checkBooksTable } from '../admin/invariants';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
-import { ENV } from '../shared/config';
-import { parseCommandLine, runTool, UsageError } from './cli';
-import { openDatabase } from './database';
+import { parseCommandLine, runTool } from './cli';
+import { booksTableOf, openDatabase } from './database';
 
 const COMMAND = 'npm run check:data --';
 
@@ -40,10 +39,7 @@ const main = async () => {
   });
   if (!parsed) return;
   const { values } = parsed;
-  const table =
-    values.table ?? (values.aws ? undefined : (process.env[ENV.booksTableName] ?? DEFAULT_TABLE_NAMES.books));
-  if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
-  if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
+  const table = booksTableOf(values);
 
   const database = await openDatabase({ ...values, log: console.error });
   try {

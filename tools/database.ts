@@ -3,8 +3,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
 import { endpointFile } from '../local/endpoint-file';
-import { readSetting } from '../shared/config';
+import { DEFAULT_TABLE_NAMES } from '../local/tables';
+import { ENV, readSetting } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
+import { UsageError } from './cli';
 
 export interface DatabaseOptions {
   /** The deployed tables in AWS, with the usual AWS credentials and settings. */
@@ -49,4 +51,16 @@ export const openDatabase = async ({ aws, region, endpoint, log }: DatabaseOptio
     url = local.endpoint;
   }
   return { client: createDocumentClient(url), endpoint: url, where: url, close: async () => local?.stop() };
+};
+
+/**
+ * The books table a tool works on: `--table`, else (locally) BOOKS_TABLE_NAME or the default; with
+ * `--aws` the name must be given, and `--aws` and `--endpoint` exclude each other.
+ */
+export const booksTableOf = (values: { table?: string; aws?: boolean; endpoint?: string }): string => {
+  const table =
+    values.table ?? (values.aws ? undefined : (process.env[ENV.booksTableName] ?? DEFAULT_TABLE_NAMES.books));
+  if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
+  if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
+  return table;
 };

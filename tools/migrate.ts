@@ -1,9 +1,8 @@
 import { migrateBooksTable } from '../admin/migrate-layout';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
-import { ENV } from '../shared/config';
 import { assertBooksTableLayout } from '../shared/store/table-layout';
 import { parseCommandLine, runTool, UsageError } from './cli';
-import { openDatabase } from './database';
+import { booksTableOf, openDatabase } from './database';
 
 const COMMAND = 'npm run migrate --';
 
@@ -44,10 +43,7 @@ const main = async () => {
   });
   if (!parsed) return;
   const { values } = parsed;
-  const table =
-    values.table ?? (values.aws ? undefined : (process.env[ENV.booksTableName] ?? DEFAULT_TABLE_NAMES.books));
-  if (!table) throw new UsageError('--aws needs --table (the stack output BooksTableName)');
-  if (values.aws && values.endpoint) throw new UsageError('--aws and --endpoint exclude each other');
+  const table = booksTableOf(values);
   const grace = Number(values.grace);
   if (!Number.isFinite(grace) || grace < 0) throw new UsageError('--grace takes a number of seconds');
 

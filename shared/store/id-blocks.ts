@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from './book-items';
 import { IdSpaceExhaustedError, isConditionalCheckFailure } from './errors';
-import { LayoutState, RANGES_LAYOUT } from './layout-state';
+import { LayoutState, markRangesLayout } from './layout-state';
 import { itemAsItWas } from './update-expressions';
 
 /** A quiet container's reservation: a container that creates two books and ends leaves no gap. */
@@ -111,16 +111,7 @@ export class IdBlockAllocator {
 
   /** Books on a table whose counter this very reservation created can only be in this layout. */
   private async markNewTable(): Promise<void> {
-    const { Attributes } = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: ID_BLOCKS_KEY,
-        UpdateExpression: 'SET #layout = if_not_exists(#layout, :ranges)',
-        ExpressionAttributeNames: { '#layout': 'layout' },
-        ExpressionAttributeValues: { ':ranges': RANGES_LAYOUT },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    const { Attributes } = await this.client.send(markRangesLayout(this.tableName));
     this.layout.learn(Attributes);
   }
 }

@@ -1,8 +1,23 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_BLOCKS_KEY } from './book-items';
 
 /** The counter item's mark that no book is left in the older `BOOK#<id mod 32>` layout. */
 export const RANGES_LAYOUT = 'ranges';
+
+/**
+ * The write that marks a table as holding books in the range layout only: on a new table (no book
+ * was ever in the older layout) and at the end of a migration's copy. The mark never reverts.
+ * It returns the counter item, for LayoutState.learn.
+ */
+export const markRangesLayout = (tableName: string) =>
+  new UpdateCommand({
+    TableName: tableName,
+    Key: ID_BLOCKS_KEY,
+    UpdateExpression: 'SET #layout = :ranges',
+    ExpressionAttributeNames: { '#layout': 'layout' },
+    ExpressionAttributeValues: { ':ranges': RANGES_LAYOUT },
+    ReturnValues: 'ALL_NEW',
+  });
 
 /** What the counter item says: the last id reserved, and whether the older layout is gone. */
 export interface CounterState {
