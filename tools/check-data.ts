@@ -1,7 +1,7 @@
 import { checkBooksTable } from '../admin/invariants';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
 import { parseCommandLine, runTool } from './cli';
-import { booksTableOf, openDatabase } from './database';
+import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
 
 const COMMAND = 'npm run check:data --';
 
@@ -30,10 +30,7 @@ const main = async () => {
     command: COMMAND,
     help: HELP,
     options: {
-      table: { type: 'string' },
-      endpoint: { type: 'string' },
-      aws: { type: 'boolean', default: false },
-      region: { type: 'string' },
+      ...DATABASE_OPTIONS,
       json: { type: 'boolean', default: false },
     },
   });

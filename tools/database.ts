@@ -8,6 +8,14 @@ import { ENV, readSetting } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
 import { UsageError } from './cli';
 
+/** The command-line options every tool that opens the database takes (parseArgs' form). */
+export const DATABASE_OPTIONS = {
+  table: { type: 'string' },
+  endpoint: { type: 'string' },
+  aws: { type: 'boolean', default: false },
+  region: { type: 'string' },
+} as const;
+
 export interface DatabaseOptions {
   /** The deployed tables in AWS, with the usual AWS credentials and settings. */
   aws: boolean;

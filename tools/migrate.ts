@@ -2,7 +2,7 @@ import { migrateBooksTable } from '../admin/migrate-layout';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
 import { assertBooksTableLayout } from '../shared/store/table-layout';
 import { parseCommandLine, runTool, UsageError } from './cli';
-import { booksTableOf, openDatabase } from './database';
+import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
 
 const COMMAND = 'npm run migrate --';
 
@@ -34,10 +34,7 @@ const main = async () => {
     command: COMMAND,
     help: HELP,
     options: {
-      table: { type: 'string' },
-      endpoint: { type: 'string' },
-      aws: { type: 'boolean', default: false },
-      region: { type: 'string' },
+      ...DATABASE_OPTIONS,
       grace: { type: 'string', default: '60' },
     },
   });
