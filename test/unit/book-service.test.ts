@@ -42,6 +42,21 @@ describe('BookService', () => {
     expect(asked).toEqual([3, 4, 1]);
   });
 
+  it('leaves the count out when the store bounds the matches within the cap, and counts when the bound passes it', async () => {
+    for (let i = 0; i < 3; i++) await service.create({ ...dune, isbn: `isbn-${i}` });
+    const asked: number[] = [];
+    const countUpTo = store.countUpTo.bind(store);
+    store.countUpTo = async (filter, upTo) => {
+      asked.push(upTo);
+      return countUpTo(filter, upTo);
+    };
+    Object.assign(store, { upperBound: async () => 3 });
+    expect(await service.holdsMoreThan({}, 3)).toBe(false);
+    expect(asked).toEqual([]);
+    expect(await service.holdsMoreThan({}, 2)).toBe(true);
+    expect(asked).toEqual([3]);
+  });
+
   it('creates a book at version 1 with both timestamps set to now', async () => {
     const created = await service.create(dune);
     expect(created).toEqual({

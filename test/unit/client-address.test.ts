@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordFor, SOURCE_SLOTS, withRecord } from '../../shared/auth/account-failures';
+import { lockedSources, recordFor, SOURCE_SLOTS, withRecord } from '../../shared/auth/account-failures';
 import { clientSource, sourceTag } from '../../shared/auth/client-address';
 import { afterFailure, DEFAULT_LOCKOUT_POLICY, type FailureRecord } from '../../shared/auth/lockout';
 
@@ -16,6 +16,13 @@ describe('the client source failures are counted by', () => {
     expect(clientSource('2001:db8::1')).toBe('2001:db8:0:0::/64');
     expect(clientSource('::1')).toBe('0:0:0:0::/64');
     expect(clientSource('2001:db8:1:3::1')).not.toBe(clientSource('2001:db8:1:2::1'));
+    // `::` at the start: the groups after it reach into the prefix.
+    expect(clientSource('::1:2:3:4:5:6')).toBe('0:0:1:2::/64');
+  });
+
+  it('takes an IPv4 address out of IPv6 only in the mapped form, the whole address', () => {
+    expect(clientSource('fe80::ffff:203.0.113.7')).toBe('fe80:0:0:0::/64');
+    expect(clientSource('::ffff:203.0.113.7zz')).toBe('unknown');
   });
 
   it('is one source of its own when there is no address or it is not one', () => {
@@ -74,5 +81,24 @@ describe('the runs a record keeps per source', () => {
     }
     locked = withRecord(locked, 'x', afterFailure(recordFor(locked, 'x'), T0 + 20, policy), policy);
     expect(Object.keys(locked.runs).sort()).toEqual(['s1', 's2', 's3', 's4', 's5', 's6', 's7', 'x']);
+  });
+});
+
+describe('the sources locked now', () => {
+  const policy = DEFAULT_LOCKOUT_POLICY;
+  const T0 = 1_800_000_000_000;
+
+  it('are those whose own run locks them at that moment, each with its end', () => {
+    let stored = withRecord(undefined, 'guesser', afterFailure(undefined, T0, policy), policy);
+    for (let j = 1; j < policy.lockoutAfter; j++) {
+      stored = withRecord(stored, 'guesser', afterFailure(recordFor(stored, 'guesser'), T0 + j, policy), policy);
+    }
+    stored = withRecord(stored, 'typo', afterFailure(recordFor(stored, 'typo'), T0 + 10, policy), policy);
+    const locked = lockedSources(stored, T0 + 10, policy);
+    expect(locked.map((entry) => entry.source)).toEqual(['guesser']);
+    const until = locked[0]?.until as number;
+    expect(until).toBeGreaterThan(T0 + 10);
+    expect(lockedSources(stored, until, policy)).toEqual([]);
+    expect(lockedSources(stored, until - 1, policy)).toHaveLength(1);
   });
 });
