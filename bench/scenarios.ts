@@ -231,7 +231,7 @@ export const createBookScenarios = ({ client, books: table, store }: BenchFixtur
       prepare: async () => {},
       event: (i) => proxyEvent({ method: 'POST', path: '/api/books', body: bookInput('create', i) }),
       raw: (i) => rawCreate(bookInput('raw-create', i), false),
-      why: 'one transaction writing the book and its ISBN claim (the claim must be atomic with the book); the id comes from the container’s block of 100, one UpdateItem per block (averaged over 100 creates)',
+      why: 'one transaction writing the book and its ISBN claim (the claim must be atomic with the book); the id comes from the container’s reserved block (2 ids, growing to a range of 64 while busy), one UpdateItem per block',
     },
     {
       function: 'CreateBook',
