@@ -28,7 +28,8 @@ describe('BookService', () => {
     now = new Date(now.getTime() + 60_000);
   };
 
-  it('tells whether a whole list would hold more than a cap, by counting no further than one past it', async () => {
+  /** Three books in the store, and the `upTo` of every count the service asks of it. */
+  const threeBooksCountingAsked = async () => {
     for (let i = 0; i < 3; i++) await service.create({ ...dune, isbn: `isbn-${i}` });
     const asked: number[] = [];
     const countUpTo = store.countUpTo.bind(store);
@@ -36,6 +37,11 @@ describe('BookService', () => {
       asked.push(upTo);
       return countUpTo(filter, upTo);
     };
+    return asked;
+  };
+
+  it('tells whether a whole list would hold more than a cap, by counting no further than one past it', async () => {
+    const asked = await threeBooksCountingAsked();
     expect(await service.holdsMoreThan({}, 2)).toBe(true);
     expect(await service.holdsMoreThan({}, 3)).toBe(false);
     expect(await service.holdsMoreThan({ author: 'nobody' }, 0)).toBe(false);
@@ -43,13 +49,7 @@ describe('BookService', () => {
   });
 
   it('leaves the count out when the store bounds the matches within the cap, and counts when the bound passes it', async () => {
-    for (let i = 0; i < 3; i++) await service.create({ ...dune, isbn: `isbn-${i}` });
-    const asked: number[] = [];
-    const countUpTo = store.countUpTo.bind(store);
-    store.countUpTo = async (filter, upTo) => {
-      asked.push(upTo);
-      return countUpTo(filter, upTo);
-    };
+    const asked = await threeBooksCountingAsked();
     Object.assign(store, { upperBound: async () => 3 });
     expect(await service.holdsMoreThan({}, 3)).toBe(false);
     expect(asked).toEqual([]);
