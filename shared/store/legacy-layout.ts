@@ -1,8 +1,8 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type BookItem, bookKey } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import { isTransactionConflict } from './errors';
-import { cancellationOf, type NamedWrite } from './named-transactions';
+import { cancellationOf, type NamedWrite, transactWrite } from './named-transactions';
 
 /**
  * The older layout, `BOOK#<id mod 32>`, read while a table migrates (tools/migrate.ts) and written
@@ -60,7 +60,7 @@ export const copyLegacyBook = async ({ client, tableName }: BookStoreContext, ol
     },
   ];
   try {
-    await client.send(new TransactWriteCommand({ TransactItems: writes.map(({ write }) => write) }));
+    await transactWrite(client, writes);
     return 'copied';
   } catch (error) {
     if (isTransactionConflict(error)) return 'conflict';
