@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUE_BOOK_JSON_BYTES, catalogueBook } from '../../bench/catalogue';
 import { seedBooks } from '../../bench/seed';
-import { freePort } from '../../local/dynamodb-local';
 import { encodeCursor } from '../../shared/books/cursor';
 import { digestAuthorization } from '../support/api-client';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 import { BASIC_DEMO } from '../support/local-api';
+import { type ServerProcess, startServerProcess } from '../support/server-process';
 
 /**
  * The issue's measure of done, against the local server in its own process (`npm start`'s
@@ -33,45 +33,15 @@ const residentBytes = (pid: number): number => {
   return Number(match?.[1]) * 1024;
 };
 
-interface LocalServer {
-  process: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-}
-
 let tables: Awaited<ReturnType<typeof createTestTables>>;
 let server: ChildProcess;
 let baseUrl: string;
-const started: LocalServer[] = [];
+const started: ServerProcess[] = [];
 
 /** `npm start`'s local/main.ts in its own process with `nodeFlags`, pointed at this run's tables. */
-const startServer = async (nodeFlags: string[] = []): Promise<LocalServer> => {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'local/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DYNAMODB_ENDPOINT: tables.endpoint,
-      BOOKS_TABLE_NAME: tables.names.books,
-      AUTH_TABLE_NAME: tables.names.auth,
-      LOCAL_USERS: 'demo:demo',
-      NODE_NO_WARNINGS: '1',
-    },
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const running = { process: child, baseUrl: `http://127.0.0.1:${port}`, output: () => output };
+const startServer = async (nodeFlags: string[] = []): Promise<ServerProcess> => {
+  const running = await startServerProcess(tables.endpoint, tables.names, nodeFlags);
   started.push(running);
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('listening on')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
   return running;
 };
 
@@ -84,12 +54,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  for (const { process: child } of started) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  for (const running of started) await running.stop();
 });
 
 interface Timed {

@@ -15,9 +15,13 @@ export interface ServerProcess {
   stop: () => Promise<void>;
 }
 
-export const startServerProcess = async (endpoint: string, names: TableNames): Promise<ServerProcess> => {
+export const startServerProcess = async (
+  endpoint: string,
+  names: TableNames,
+  nodeFlags: string[] = [],
+): Promise<ServerProcess> => {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'local/main.ts'], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -37,7 +41,10 @@ export const startServerProcess = async (endpoint: string, names: TableNames): P
   });
   const deadline = Date.now() + 60_000;
   while (!output.includes('listening on')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`);
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGTERM');
+      throw new Error(`the server did not start:\n${output}`);
+    }
     await new Promise((done) => setTimeout(done, 100));
   }
   return {
