@@ -11,7 +11,7 @@ const main = async () => {
   const service = await setUpLocalService(options);
   runUntilSignalled(service);
   await startStorage(service, options);
-  for (const line of readyReport(options)) console.log(line);
+  for (const line of readyReport(options, service.url)) console.log(line);
 };
 
 main().catch((error: Error) => {

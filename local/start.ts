@@ -1,10 +1,12 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { userRecord } from '../admin/user-records';
 import { toEnvironment } from '../shared/config';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
+import { apiUrlFile } from './endpoint-file';
 import { type LocalOptions, LocalStartError } from './options';
 import { createLocalServer } from './server';
 import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
@@ -18,6 +20,8 @@ import { ensureTables } from './tables';
 
 export interface LocalService {
   server: Server;
+  /** The base URL it listens on, with the port the system gave when PORT=0. */
+  url: string;
   /** The DynamoDB Local this start launched, once it runs; undefined when it uses one given by endpoint. */
   database: DynamoDbLocal | undefined;
   /** Lets the requests that arrived meanwhile through, once the database is ready. */
@@ -61,13 +65,16 @@ export const setUpLocalService = async (
       { cause: error },
     );
   });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const service: LocalService = {
     server,
+    url,
     database: undefined,
     ready,
     stop: async () => {
       server.close();
       server.closeAllConnections();
+      forgetApiUrl(options.dataDir, url);
       if (service.database) forgetDatabase(options.dataDir);
       await service.database?.stop();
     },
@@ -114,6 +121,21 @@ const prepareTables = async (options: LocalOptions, endpoint: string) => {
   }
 };
 
+/** Leaves the API's address in the data folder for the tools (seed, verify:deployment) to find. */
+const recordApiUrl = (dataDir: string, url: string) => {
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(apiUrlFile(dataDir), `${url}\n`);
+};
+
+/** Removes the address, unless another start on this folder has written its own since. */
+const forgetApiUrl = (dataDir: string, url: string) => {
+  try {
+    if (readFileSync(apiUrlFile(dataDir), 'utf8').trim() === url) rmSync(apiUrlFile(dataDir), { force: true });
+  } catch {
+    // No file: nothing to forget.
+  }
+};
+
 /**
  * Step 3: the database (DynamoDB Local started, or the one given), its tables and the LOCAL_USERS;
  * then the waiting requests go through. On failure the service is stopped before the error is thrown.
@@ -133,6 +155,7 @@ export const startStorage = async (
     await service.stop();
     throw error;
   }
+  recordApiUrl(options.dataDir, service.url);
   service.ready();
 };
 
@@ -161,11 +184,12 @@ export const runUntilSignalled = (service: LocalService, log: (line: string) => 
 };
 
 /** Step 5: what is running, where, and for whom. */
-export const readyReport = (options: LocalOptions): string[] => {
+export const readyReport = (options: LocalOptions, url = `http://127.0.0.1:${options.port}`): string[] => {
   // Names only: a password set through LOCAL_USERS never reaches the console (the documented demo:demo may).
   const shown = options.users.map((u) => (u.username === 'demo' && u.password === 'demo' ? 'demo:demo' : u.username));
   return [
-    `Book Library API listening on http://127.0.0.1:${options.port}/api/books`,
+    `Book Library API listening on ${url}/api/books`,
+    `API reference: ${url}/api/docs`,
     `Realm "${options.realm}", users: ${shown.join(', ') || 'none'}`,
     options.publicReads
       ? 'GET routes are public; writes need credentials.'

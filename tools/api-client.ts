@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type DigestAlgorithm, digestResponse, ha1 } from '../shared/auth/digest';
+import { ANSWER_LIMIT_BYTES, readBounded } from './untrusted-server';
 
 export type AuthScheme = 'basic' | 'digest';
 
@@ -28,7 +29,8 @@ const parseChallenge = (header: string) => {
 
 /**
  * A small client of the API for the command-line tools: Basic sent up front, Digest by answering the
- * 401 challenge (RFC 7616, qop=auth) with the project's own digest functions. Node's fetch speaks
+ * 401 challenge (RFC 7616, qop=auth) with the project's own digest functions. Answers are read up
+ * to ANSWER_LIMIT_BYTES (AnswerTooLargeError past it), redirects not followed. Node's fetch speaks
  * neither scheme itself, and one request at a time does not justify a dependency.
  */
 export const apiClient = (baseUrl: string, credentials: Credentials) => {
@@ -36,12 +38,15 @@ export const apiClient = (baseUrl: string, credentials: Credentials) => {
     const headers: Record<string, string> = {};
     if (authorization) headers.Authorization = authorization;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await fetch(new URL(path, baseUrl), {
+    const url = new URL(path, baseUrl);
+    const response = await fetch(url, {
       method,
       headers,
+      redirect: 'manual', // a redirect would carry the credentials wherever the server says
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
-    return { status: response.status, headers: response.headers, body: await response.text() };
+    const text = await readBounded(response, ANSWER_LIMIT_BYTES, `${method} ${url}`);
+    return { status: response.status, headers: response.headers, body: text };
   };
 
   const digestAuthorization = (header: string, method: string, uri: string): string | undefined => {

@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { escapeControl } from './terminal-text';
 
 /** A mistake in how a tool was called: reported with a `--help` hint and exit status 2. */
 export class UsageError extends Error {
@@ -69,9 +70,14 @@ export const integerOption = (
 /**
  * Runs a tool's main function: a UsageError exits 2 with a hint to `--help`, any other failure
  * exits 1 with its message (the stack only with DEBUG set, since most failures are the
- * environment's: no Java, no table, no credentials).
+ * environment's: no Java, no table, no credentials). The message may quote a server's answer: its
+ * control characters are printed escaped.
  */
-export const runTool = (command: string, main: () => Promise<void>, describe = (error: Error) => error.message) => {
+export const runTool = (
+  command: string,
+  main: () => Promise<void>,
+  describe = (error: Error) => escapeControl(error.message),
+) => {
   main().catch((error: Error) => {
     console.error(`error: ${describe(error)}`);
     if (error instanceof UsageError) console.error(`Run \`${command} --help\` for usage.`);

@@ -1,8 +1,10 @@
 import { runTool, UsageError } from './cli';
+import { escapeControl } from './terminal-text';
 import { CHECKS } from './verify-deployment/checks';
 import { CLEANUP_NAME, cleanUp } from './verify-deployment/cleanup';
 import { COMMAND, parseOptions, readVerifyPassword, USAGE } from './verify-deployment/cli';
-import { httpClient, TransportError } from './verify-deployment/http';
+import { httpClient } from './verify-deployment/http';
+import { preflight } from './verify-deployment/preflight';
 import { formatSummary, print, progress } from './verify-deployment/report';
 import { newRunId, RunBooks } from './verify-deployment/run-books';
 import { runChecks } from './verify-deployment/runner';
@@ -11,7 +13,8 @@ import type { CheckResult } from './verify-deployment/types';
 /** Exit status of a run stopped by SIGINT or SIGTERM, as a shell reports one stopped by Ctrl-C. */
 const INTERRUPTED_STATUS = 130;
 
-const describe = (error: Error) => (error instanceof UsageError ? `${error.message}\n${USAGE}` : error.message);
+const describe = (error: Error) =>
+  error instanceof UsageError ? `${escapeControl(error.message)}\n${USAGE}` : escapeControl(error.message);
 
 runTool(
   COMMAND,
@@ -31,9 +34,7 @@ runTool(
 
     const books = new RunBooks(newRunId());
     const http = httpClient(options.baseUrl, interruption.signal);
-    await http.send({ target: '/api/books?limit=1' }).catch((error: Error) => {
-      throw error instanceof TransportError ? new Error(`cannot reach ${options.baseUrl}: ${error.message}`) : error;
-    });
+    await preflight(http, { baseUrl: options.baseUrl, credentials, unreachableHint: options.unreachableHint });
     console.error(
       `Checking ${options.baseUrl} as ${options.username} (run ${books.runId})` +
         (options.skipGatewayResponses ? ', without the gateway responses' : ''),

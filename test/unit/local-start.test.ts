@@ -115,12 +115,14 @@ describe('npm start, step by step', () => {
     const options = parseLocalOptions([], { LOCAL_USERS: 'demo:demo,ann:secret', PORT: '3001' });
     expect(options && readyReport(options)).toEqual([
       'Book Library API listening on http://127.0.0.1:3001/api/books',
+      'API reference: http://127.0.0.1:3001/api/docs',
       'Realm "books", users: demo:demo, ann',
       'Every /api/books route needs credentials (Basic or Digest).',
     ]);
     const open = parseLocalOptions([], { PUBLIC_READS: 'true', LOCAL_USERS: '' });
     expect(open && readyReport(open)).toEqual([
       'Book Library API listening on http://127.0.0.1:3000/api/books',
+      'API reference: http://127.0.0.1:3000/api/docs',
       'Realm "books", users: none',
       'GET routes are public; writes need credentials.',
     ]);

@@ -147,7 +147,6 @@ describe('the command line', () => {
   });
 
   it.each([
-    [[], /base URL is missing/],
     [['http://a', 'http://b'], /one base URL only/],
     [['ftp://a'], /not an http\(s\) URL/],
     [['nowhere'], /is not a URL/],

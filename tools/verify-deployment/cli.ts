@@ -1,12 +1,15 @@
 import { parseCommandLine, UsageError } from '../cli';
+import { findLocalApi } from '../local-api-address';
 import { promptHidden, readPassword } from '../prompt';
+import { ALLOW_INSECURE_HTTP, ANSWER_LIMIT_BYTES, checkTransport, WHOLE_LIST_LIMIT_BYTES } from '../untrusted-server';
 import type { VerifyOptions } from './types';
 
 export const COMMAND = 'npm run verify:deployment --';
 export const DEFAULT_USER = 'demo';
 export const PASSWORD_VARIABLE = 'VERIFY_PASSWORD';
 
-export const USAGE = 'Usage: npm run verify:deployment -- <base URL> [--user <name>] [--skip-gateway-responses]';
+export const USAGE =
+  'Usage: npm run verify:deployment -- [<base URL>] [--user <name>] [--skip-gateway-responses] [--allow-insecure-http]';
 
 export const HELP = `${USAGE}
 
@@ -16,8 +19,9 @@ summary line. Exit status 0 when no check failed, 1 when one did, 2 for a mistak
 130 when interrupted.
 
 <base URL> is what comes before /api/books: the stack output ApiUrl without /api/books, stage
-included (https://<api>.execute-api.<region>.amazonaws.com/prod), or http://127.0.0.1:3000 for
-npm start.
+included (https://<api>.execute-api.<region>.amazonaws.com/prod). Without it, the npm start running
+on this machine: the address it leaves in DATA_DIR (default .data), else http://127.0.0.1:$PORT,
+else port 3000.
 
 Options:
   --user <name>               the user to sign in as (default ${DEFAULT_USER}); the password comes from
@@ -27,7 +31,15 @@ Options:
                               responses: the checks that need them (the 401 and its challenges,
                               fresh and stale nonces, Digest, the wrong-password challenge, the
                               unknown-route 404) are reported as SKIP, never as passed
+  --allow-insecure-http       send the password over plain http:// to a host that is not this
+                              machine (refused without it: anyone on the way could read it)
   -h, --help                  this text
+
+What it trusts: nothing the server sends. Plain http:// goes only to a loopback address
+(127.0.0.0/8, ::1, localhost) unless --allow-insecure-http is given; control characters in
+anything it prints from an answer are shown escaped (\x1b); it reads at most ${ANSWER_LIMIT_BYTES} bytes
+(1 MiB) of an answer, ${WHOLE_LIST_LIMIT_BYTES} (Lambda's 200 MB) of the unpaged list, and fails
+the check with "answer too large" past that.
 
 What it changes: it creates a few books whose author is "Verify Deployment <run id>" and whose
 ISBNs start with VD-<run id>-, and deletes them all at the end, also after a failure or Ctrl-C.
@@ -35,11 +47,14 @@ It never changes any other book. One check sends a wrong password once: it count
 user's failed sign-ins (a right one follows at once).
 
 Examples:
-  VERIFY_PASSWORD=demo npm run verify:deployment -- http://127.0.0.1:3000
+  VERIFY_PASSWORD=demo npm run verify:deployment
   npm run verify:deployment -- https://abc123.execute-api.eu-west-1.amazonaws.com/prod --user alice`;
 
-/** The checked base URL: http(s), no query or fragment, no trailing slash, not the ApiUrl itself. */
-export const parseBaseUrl = (text: string): string => {
+/**
+ * The checked base URL: http(s), no query or fragment, no trailing slash, not the ApiUrl itself,
+ * and plain http:// only to loopback unless allowed.
+ */
+export const parseBaseUrl = (text: string, allowInsecureHttp = false): string => {
   if (!URL.canParse(text)) throw new UsageError(`"${text}" is not a URL`);
   const url = new URL(text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`"${text}" is not an http(s) URL`);
@@ -47,6 +62,7 @@ export const parseBaseUrl = (text: string): string => {
     throw new UsageError(`"${text}" has a query or fragment; give the base URL alone`);
   if (url.username || url.password)
     throw new UsageError('credentials do not belong in the URL: use --user and VERIFY_PASSWORD');
+  checkTransport(url, allowInsecureHttp);
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/api(\/books)?$/.test(path))
     throw new UsageError(
@@ -56,7 +72,7 @@ export const parseBaseUrl = (text: string): string => {
 };
 
 /** The options, or undefined when the help was asked for (and printed). Throws UsageError for a wrong command. */
-export const parseOptions = (args: string[]): VerifyOptions | undefined => {
+export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.env): VerifyOptions | undefined => {
   const parsed = parseCommandLine({
     command: COMMAND,
     help: HELP,
@@ -65,18 +81,20 @@ export const parseOptions = (args: string[]): VerifyOptions | undefined => {
     options: {
       user: { type: 'string' },
       'skip-gateway-responses': { type: 'boolean', default: false },
+      [ALLOW_INSECURE_HTTP]: { type: 'boolean', default: false },
     },
   });
   if (!parsed) return undefined;
-  const [base, ...extra] = parsed.positionals;
-  if (base === undefined) throw new UsageError('the base URL is missing');
+  const [given, ...extra] = parsed.positionals;
   if (extra.length > 0) throw new UsageError(`one base URL only; also got ${extra.join(' ')}`);
+  const found = given === undefined ? findLocalApi(env) : undefined;
   const username = parsed.values.user ?? DEFAULT_USER;
   if (username === '') throw new UsageError('--user needs a name');
   return {
-    baseUrl: parseBaseUrl(base),
+    baseUrl: parseBaseUrl(given ?? (found as { url: string }).url, parsed.values[ALLOW_INSECURE_HTTP] ?? false),
     username,
     skipGatewayResponses: parsed.values['skip-gateway-responses'] ?? false,
+    ...(found && { unreachableHint: found.unreachableHint }),
   };
 };
 

@@ -1,3 +1,4 @@
+import { ANSWER_LIMIT_BYTES, AnswerTooLargeError, readBounded, WHOLE_LIST_LIMIT_BYTES } from '../untrusted-server';
 import type { Credentials, HttpClient, HttpRequest, HttpResponse } from './types';
 
 /** A request that did not complete: no connection, a timeout, or a body whose transfer broke off. */
@@ -14,6 +15,9 @@ export class InterruptedError extends Error {
 export const REQUEST_TIMEOUT_MS = 30_000;
 export const WHOLE_LIST_TIMEOUT_MS = 10 * 60_000;
 
+/** The unpaged list's allowance: its time, and Lambda's 200 MB for a streamed answer rather than the usual 1 MiB. */
+export const WHOLE_LIST = { timeoutMs: WHOLE_LIST_TIMEOUT_MS, maxBytes: WHOLE_LIST_LIMIT_BYTES } as const;
+
 const reasonOf = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -25,7 +29,7 @@ export const basicAuthorization = ({ username, password }: Credentials) =>
 
 /**
  * Node's fetch, with the base URL's path (the stage) kept in front of every route, redirects
- * reported rather than followed, and every failure to complete a request, the body's transfer
+ * reported rather than followed, each body read up to its limit (AnswerTooLargeError past it), and every failure to complete a request, the body's transfer
  * included, as a TransportError. `signal` ends every request at once when the run is interrupted.
  */
 export const httpClient = (baseUrl: string, signal: AbortSignal): HttpClient => {
@@ -37,8 +41,12 @@ export const httpClient = (baseUrl: string, signal: AbortSignal): HttpClient => 
     headers = {},
     body,
     timeoutMs = REQUEST_TIMEOUT_MS,
+    maxBytes = ANSWER_LIMIT_BYTES,
   }: HttpRequest): Promise<HttpResponse> => {
     const url = urlOf(target);
+    // An absolute target is one the server wrote (a Link): the credentials never follow it elsewhere.
+    if (new URL(url).origin !== new URL(baseUrl).origin)
+      throw new TransportError(`${method} ${url}: not sent, another origin than ${baseUrl}`);
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const fail = (stage: string, error: unknown): never => {
       if (signal.aborted) throw new InterruptedError('interrupted', { cause: error });
@@ -52,7 +60,9 @@ export const httpClient = (baseUrl: string, signal: AbortSignal): HttpClient => 
       redirect: 'manual',
       signal: deadline,
     }).catch((error) => fail('no answer', error));
-    const text = await response.text().catch((error) => fail('the body broke off before its end', error));
+    const text = await readBounded(response, maxBytes, `${method} ${url}`).catch((error) =>
+      error instanceof AnswerTooLargeError ? Promise.reject(error) : fail('the body broke off before its end', error),
+    );
     return { status: response.status, headers: response.headers, text };
   };
 

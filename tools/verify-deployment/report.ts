@@ -1,11 +1,14 @@
+import { escapeControl } from '../terminal-text';
 import type { CheckResult } from './types';
 
 /**
  * The report's lines, on stdout: one per check, `PASS  <name>`, `FAIL  <name>: <reason>` or
  * `SKIP  <name>: <reason>` (a pass may add what it saw after the colon), then one summary line.
+ * The detail often quotes the server: its control characters are escaped, so an answer cannot
+ * print a line of its own, colour one, or move the cursor over the verdict.
  */
 export const formatResult = ({ outcome, name, detail }: CheckResult) =>
-  `${outcome}  ${name}${detail ? `: ${detail}` : ''}`;
+  `${outcome}  ${name}${detail ? `: ${escapeControl(detail)}` : ''}`;
 
 export const tally = (results: readonly CheckResult[]) => ({
   passed: results.filter((result) => result.outcome === 'PASS').length,

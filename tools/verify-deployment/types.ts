@@ -7,6 +7,8 @@ export interface VerifyOptions {
   username: string;
   /** For `sam local start-api`, which applies none of the stack's gateway responses. */
   skipGatewayResponses: boolean;
+  /** With no base URL given: where the local one came from, said when nothing answers there. */
+  unreachableHint?: string;
 }
 
 export interface HttpResponse {
@@ -23,6 +25,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: string | Buffer;
   timeoutMs?: number;
+  /** The most of the body read (default ANSWER_LIMIT_BYTES, 1 MiB); past it the request fails as "answer too large". */
+  maxBytes?: number;
 }
 
 /** The client every check sends with (http.ts builds it). */

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expectNoBody, expectStatus, expectUnderBase, fail, parseJson } from '../expect';
-import { WHOLE_LIST_TIMEOUT_MS } from '../http';
+import { WHOLE_LIST } from '../http';
 import type { Book } from '../run-books';
 import type { Check } from '../types';
 import { bookAt, call, expectArray, expectBookBody, fieldsOf, idsOf, nextLink, refusedCreate } from './support';
@@ -122,7 +122,7 @@ export const BOOK_CHECKS: readonly Check[] = [
     needsGatewayResponses: false,
     needs: ['create'],
     run: async (context) => {
-      let response = await call(context, 'GET', '/api/books', undefined, WHOLE_LIST_TIMEOUT_MS);
+      let response = await call(context, 'GET', '/api/books', undefined, WHOLE_LIST);
       let note = '';
       if (response.status === 422) {
         // The operator's cap on unpaged lists (contract): the filtered list streams the same way.
@@ -132,7 +132,7 @@ export const BOOK_CHECKS: readonly Check[] = [
           'GET',
           `/api/books?author=${encodeURIComponent(context.books.author)}`,
           undefined,
-          WHOLE_LIST_TIMEOUT_MS,
+          WHOLE_LIST,
         );
       }
       const books = expectArray(response, 'the whole list');

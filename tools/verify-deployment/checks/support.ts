@@ -2,7 +2,7 @@ import { type Challenge, noncesOf, parseChallenges } from '../challenges';
 import { expectStatus, fail, isIsoTimestamp, parseJson } from '../expect';
 import { basicAuthorization } from '../http';
 import type { Book, BookFields } from '../run-books';
-import type { CheckContext, HttpResponse } from '../types';
+import type { CheckContext, HttpRequest, HttpResponse } from '../types';
 
 /** What the checks share: requests with Basic credentials, reading challenges, books and lists. */
 
@@ -21,14 +21,20 @@ export const withBasic = (context: CheckContext, headers: Record<string, string>
   ...headers,
 });
 
-/** A request with Basic credentials and, when there is a body, the JSON media type. */
-export const call = (context: CheckContext, method: string, target: string, body?: unknown, timeoutMs?: number) =>
+/** A request with Basic credentials and, when there is a body, the JSON media type; `limits` for a long answer. */
+export const call = (
+  context: CheckContext,
+  method: string,
+  target: string,
+  body?: unknown,
+  limits: Pick<HttpRequest, 'timeoutMs' | 'maxBytes'> = {},
+) =>
   context.http.send({
     method,
     target,
     headers: withBasic(context, body === undefined ? {} : { 'content-type': 'application/json' }),
     ...(body !== undefined && { body: JSON.stringify(body) }),
-    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...limits,
   });
 
 /** The path and query as sent, the base's path (the stage) in front: what a Digest `uri` must name. */
