@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiUrlFile } from '../../local/endpoint-file';
 import { CHECKS } from '../../tools/verify-deployment/checks';
 import { type Fault, startBreakingProxy } from '../support/breaking-proxy';
+import { endlessBody, startHostileServer, TERMINAL_ATTACK } from '../support/hostile-server';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 import { startTool, type ToolRun } from '../support/tool-process';
 
@@ -149,12 +154,13 @@ describe('npm run verify:deployment', () => {
   it('explains itself, and refuses a wrong command with exit 2 and a pointer to --help', async () => {
     const help = await startTool('verify-deployment', ['--help']).done;
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Usage: npm run verify:deployment -- <base URL>');
-    const missing = await startTool('verify-deployment', []).done;
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('the base URL is missing');
-    expect(missing.stderr).toContain('Usage: npm run verify:deployment -- <base URL>');
-    expect(missing.stderr).toContain('--help');
+    expect(help.stdout).toContain('Usage: npm run verify:deployment -- [<base URL>]');
+    expect(help.stdout).toContain('--allow-insecure-http');
+    const twice = await startTool('verify-deployment', ['https://a.test/prod', 'https://b.test/prod']).done;
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('one base URL only');
+    expect(twice.stderr).toContain('Usage: npm run verify:deployment -- [<base URL>]');
+    expect(twice.stderr).toContain('--help');
     const apiUrl = await startTool('verify-deployment', [`${api.baseUrl}/api/books`]).done;
     expect(apiUrl.code).toBe(2);
     const unreachable = await startTool('verify-deployment', ['http://127.0.0.1:1'], { env: { VERIFY_PASSWORD: 'x' } })
@@ -163,15 +169,90 @@ describe('npm run verify:deployment', () => {
     expect(unreachable.stderr).toContain('cannot reach http://127.0.0.1:1');
   }, 60_000);
 
-  it('takes the password from stdin when VERIFY_PASSWORD is not set, and fails with a wrong one', async () => {
-    const run = await startTool('verify-deployment', [api.baseUrl, '--skip-gateway-responses'], {
-      stdin: 'not-the-password\n',
-      env: { VERIFY_PASSWORD: '' },
-    }).done;
+  it('takes the password from stdin; a wrong one is reported once, as such, and repeated runs do not lock the user out', async () => {
+    for (let run = 1; run <= 4; run++) {
+      const refused = await startTool('verify-deployment', [api.baseUrl], {
+        stdin: 'not-the-password\n',
+        env: { VERIFY_PASSWORD: '' },
+      }).done;
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      expect(refused.stderr).toMatch(/^error: the API refused the credentials of "demo" \(401\)/);
+      expect(refused.stderr).toContain(
+        'no such user in the server\'s realm "books", a wrong password, or the account is locked',
+      );
+      expect(refused.stderr).toContain('`npm run users -- unlock demo`');
+    }
+    // Four wrong runs are four failed sign-ins, below the lockout (five): the right password still gets in.
+    const right = await verify(api.baseUrl, ['--skip-gateway-responses']).done;
+    expect(right.code, output(right)).toBe(0);
+  }, 120_000);
+
+  it('says in one line that the base URL lacks the stage path, and sends nothing more', async () => {
+    const run = await verify(`${api.baseUrl}/prod`).done;
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^FAIL {2}Basic credentials are accepted: .*expected 200, got 401/m);
-    expect(run.stdout).toMatch(
-      /^SKIP {2}POST \/api\/books gets 201.*: needs "Basic credentials are accepted", which did not pass/m,
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^error: http:\/\/127\.0\.0\.1:\d+\/prod\/api\/books answered 404: no API there\. Is the stage path missing\?/,
+      ),
+    ]);
+  }, 60_000);
+
+  it('refuses plain http:// to a host that is not this machine before asking for the password', async () => {
+    const run = await startTool('verify-deployment', ['http://example.test/prod'], { env: { VERIFY_PASSWORD: '' } })
+      .done;
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'refusing to send credentials over plain http:// to example.test, which is not this machine: use https://, or pass --allow-insecure-http',
+    );
+  }, 60_000);
+
+  it('without a base URL checks the npm start whose address file is in DATA_DIR, and calls a stale one stale', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'verify-data-'));
+    try {
+      writeFileSync(apiUrlFile(dataDir), `${api.baseUrl}\n`);
+      const found = await startTool('verify-deployment', ['--skip-gateway-responses'], {
+        env: { VERIFY_PASSWORD: 'demo', DATA_DIR: dataDir },
+      }).done;
+      expect(found.code, output(found)).toBe(0);
+      expect(found.stderr).toContain(`Checking ${api.baseUrl} as demo`);
+
+      writeFileSync(apiUrlFile(dataDir), 'http://127.0.0.1:1\n');
+      const stale = await startTool('verify-deployment', [], { env: { VERIFY_PASSWORD: 'demo', DATA_DIR: dataDir } })
+        .done;
+      expect(stale.code).toBe(1);
+      expect(stale.stderr).toContain('cannot reach http://127.0.0.1:1');
+      expect(stale.stderr).toContain(
+        'names http://127.0.0.1:1, but nothing answers there: it is stale, left by an npm start that did not stop cleanly',
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('prints what a hostile server sends with its control characters escaped', async () => {
+    const hostile = await startHostileServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(TERMINAL_ATTACK);
+    });
+    const run = await verify(hostile.baseUrl).done;
+    await hostile.close();
+    expect(run.code).toBe(1);
+    expect(`${run.stdout}${run.stderr}`).not.toContain('\x1b');
+    expect(`${run.stdout}${run.stderr}`).not.toContain('\x07');
+    expect(run.stdout).toContain('\\x1b[2J\\x1b]0;owned\\x07');
+    expect(summaryOf(run)).toMatch(/^FAILED: /);
+  }, 60_000);
+
+  it('stops reading an answer past 1 MiB and says "answer too large"', async () => {
+    const hostile = await startHostileServer((_request, response) => endlessBody(response, 64));
+    const run = await verify(hostile.baseUrl).done;
+    await hostile.close();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^error: answer too large: GET http:\/\/127\.0\.0\.1:\d+\/api\/books\?limit=1 is over the 1048576 bytes/m,
     );
   }, 60_000);
 });
