@@ -10,6 +10,7 @@ import { endpointFile } from '../local/endpoint-file';
 import { DEFAULTS, ENV } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
 import { integerOption, parseCommandLine, UsageError } from './cli';
+import { isLoopback, readBounded, WHOLE_LIST_LIMIT_BYTES } from './untrusted-server';
 
 /** The steps of `npm run load` (tools/load.ts): parse options, set up the target, run, check, report. */
 
@@ -23,7 +24,8 @@ Prints requests/s and latency percentiles, then checks that no write was lost: e
 and not deleted is listed, and nothing else appeared. Exits 1 on any 5xx, transport error or lost write.
 
 By default it starts \`npm start\` itself (fresh data directory, free port, its own user) and stops it
-afterwards; with --url it targets a server you started (loopback addresses only).
+afterwards; with --url it targets a server you started (loopback addresses only: it sends a password and
+its load to nothing else). It reads at most 200 MB (Lambda's cap) of the list it checks.
 
 Options:
   --url <url>            a running API's base URL, e.g. http://127.0.0.1:3000 (loopback only)
@@ -34,8 +36,6 @@ Options:
   --json                 print the summary as JSON
   -h, --help             this text
 `;
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 export interface LoadOptions {
   /** A running API's base URL; without it the tool starts `npm start` itself. */
@@ -69,7 +69,7 @@ export const parseLoadOptions = (args: string[]): LoadOptions | undefined => {
     if (!URL.canParse(values.url))
       throw new UsageError(`--url must be a URL such as http://127.0.0.1:3000, not ${values.url}`);
     const host = new URL(values.url).hostname;
-    if (!LOOPBACK.has(host))
+    if (!isLoopback(host))
       throw new UsageError(`--url must be a loopback address (127.0.0.1, localhost, [::1]), not ${host}`);
   }
   return {
@@ -152,9 +152,11 @@ export const setUpTarget = async (options: LoadOptions): Promise<Target> =>
 
 /** Every book id the API lists. */
 export const listIds = async (target: Target): Promise<Set<number>> => {
-  const response = await fetch(`${target.baseUrl}/api/books`, { headers: { authorization: target.authorization } });
+  const url = `${target.baseUrl}/api/books`;
+  const response = await fetch(url, { headers: { authorization: target.authorization }, redirect: 'manual' });
   if (response.status !== 200) throw new Error(`listing the books answered ${response.status}`);
-  return new Set(((await response.json()) as { id: number }[]).map((book) => book.id));
+  const text = await readBounded(response, WHOLE_LIST_LIMIT_BYTES, `GET ${url}`);
+  return new Set((JSON.parse(text) as { id: number }[]).map((book) => book.id));
 };
 
 /** What the load saw: each status's count, and the books it created and deleted. */

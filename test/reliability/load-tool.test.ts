@@ -6,10 +6,12 @@ import {
   failures,
   formatSummary,
   type LoadSummary,
+  listIds,
   parseLoadOptions,
   runLoad,
   setUpTarget,
 } from '../../tools/load-steps';
+import { startHostileServer } from '../support/hostile-server';
 import { startLocalApi } from '../support/local-api';
 
 /** `npm run load` as a user runs it: it starts npm start itself, loads it, and checks every write. */
@@ -60,7 +62,20 @@ describe('npm run load, step by step', () => {
     expect(() => parseLoadOptions(['--requests', '100001'])).toThrow(UsageError);
     expect(() => parseLoadOptions(['--url', 'http://example.com'])).toThrow(/loopback/);
     expect(() => parseLoadOptions(['--url', 'not a url'])).toThrow(/must be a URL/);
+    expect(parseLoadOptions(['--url', 'http://127.0.0.2:3000'])).toMatchObject({ url: 'http://127.0.0.2:3000' });
     expect(parseLoadOptions(['--help'])).toBeUndefined();
+  });
+
+  it('reads at most 200 MB of the list it checks: a larger declared answer is refused unread', async () => {
+    const hostile = await startHostileServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '300000000' });
+      response.write('[');
+    });
+    const target = { baseUrl: hostile.baseUrl, authorization: 'Basic x', stop: async () => undefined };
+    await expect(listIds(target)).rejects.toThrow(
+      /^answer too large: GET http:\/\/127\.0\.0\.1:\d+\/api\/books is over the 200000000 bytes/,
+    );
+    await hostile.close();
   });
 
   const clean: LoadSummary = {
