@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
+import { apiUrlFile } from '../../local/endpoint-file';
 
 /** Every `npm start` this file spawned, so none outlives a failed assertion. */
 const spawned: ReturnType<typeof spawn>[] = [];
@@ -143,4 +144,18 @@ describe('npm start', () => {
     expect(run.output()).toContain(`port ${port} is already in use`);
     blocker.close();
   }, 60_000);
+
+  it('with PORT=0 prints the port it got, leaves it in DATA_DIR for the tools, and removes it when it stops', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'books-port0-'));
+    const run = start({ PORT: '0', DATA_DIR: folder });
+    await run.waitFor('API reference:');
+    const listening = /listening on (http:\/\/127\.0\.0\.1:(\d+))\/api\/books/.exec(run.output());
+    expect(Number(listening?.[2])).toBeGreaterThan(0);
+    expect(run.output()).toContain(`API reference: ${listening?.[1]}/api/docs`);
+    expect(readFileSync(apiUrlFile(folder), 'utf8').trim()).toBe(listening?.[1]);
+    expect((await fetch(`${listening?.[1]}/api/books`)).status).toBe(401);
+    await stop(run);
+    expect(existsSync(apiUrlFile(folder))).toBe(false);
+    rmSync(folder, { recursive: true, force: true });
+  }, 120_000);
 });
