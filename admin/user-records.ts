@@ -11,7 +11,12 @@ export const userRecord = (username: string, password: string, realm: string): S
 /** A user name usable in both schemes: Basic forbids ':', Digest quoting makes '"' and '\' awkward. */
 export const isValidUsername = (name: string) => /^[^\s:"\\]{1,128}$/u.test(name);
 
-/** Parses LOCAL_USERS: `name:password` pairs separated by commas (a password may contain ':'). */
+/**
+ * Parses LOCAL_USERS: `name:password` pairs separated by commas (a password may contain ':' and
+ * ';'). An empty password is refused, as is one that holds `;name:`, a second pair joined by the
+ * wrong separator, which would otherwise become part of the first user's password unnoticed. The
+ * messages name the user, never the password.
+ */
 export const parseUserList = (text: string): Array<{ username: string; password: string }> =>
   text
     .split(',')
@@ -21,5 +26,11 @@ export const parseUserList = (text: string): Array<{ username: string; password:
       const colon = pair.indexOf(':');
       const username = colon < 0 ? '' : pair.slice(0, colon);
       if (!isValidUsername(username)) throw new Error(`LOCAL_USERS entry "${pair}" is not name:password`);
-      return { username, password: pair.slice(colon + 1) };
+      const password = pair.slice(colon + 1);
+      if (password === '') throw new Error(`LOCAL_USERS entry for "${username}" has an empty password`);
+      if (/;\s*[^\s:"\\;]+:/u.test(password))
+        throw new Error(
+          `LOCAL_USERS entry for "${username}" holds ";name:" in its password: separate pairs with commas (name:password,name:password)`,
+        );
+      return { username, password };
     });

@@ -1,7 +1,7 @@
 import { type BasicChallengePlacement, parseBasicChallenge } from '../shared/auth/challenge';
 import { type DigestAlgorithm, parseDigestOffer } from '../shared/auth/digest';
 import { type LockoutPolicy, parseLockoutPolicy } from '../shared/auth/lockout';
-import { DEFAULTS, SETTINGS } from '../shared/config';
+import { DEFAULTS, isValidRealm, REALM_RULE, SETTINGS } from '../shared/config';
 import type { BookLibraryStackProps } from './book-library-stack';
 import { type FunctionArchitecture, machineArchitecture } from './constructs/route-function';
 
@@ -36,12 +36,8 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     const value = text('basicChallenge', '');
     return parseBasicChallenge(value) ?? invalid('basicChallenge', value, '"last", "first" or "none"');
   };
-  // The realm is written into the gateway's static challenge (a quoted header value inside a
-  // single-quoted mapping expression) and into every Digest challenge as a quoted string.
   const realm = text('realm', DEFAULTS.realm);
-  if (!/^[\x20-\x7e]{1,64}$/.test(realm) || /["'\\]/.test(realm)) {
-    invalid('realm', realm, 'printable ASCII without quotes or backslashes (at most 64 characters)');
-  }
+  if (!isValidRealm(realm)) invalid('realm', realm, REALM_RULE);
   // Under `sam local` the functions run in containers on this machine: its own processor avoids an
   // emulator (SAM picks the image and the runtime emulator by the template's architecture).
   const samLocal = flag('samLocal');

@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { parseUserList } from '../admin/user-records';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
-import { DEFAULTS, ENV, type Environment, readLockoutPolicy, readSetting, toEnvironment } from '../shared/config';
+import {
+  DEFAULTS,
+  ENV,
+  type Environment,
+  REALM_RULE,
+  readLockoutPolicy,
+  readSetting,
+  SETTINGS,
+  type SettingKey,
+  toEnvironment,
+} from '../shared/config';
 import { DEFAULT_TABLE_NAMES, type TableNames } from './tables';
 
 /* `npm start`'s step 1 (local/start.ts has the rest): its options, from the command line and environment. */
@@ -13,7 +23,7 @@ Runs the Book Library API on http://127.0.0.1:$PORT with DynamoDB Local, using t
 handlers that run on AWS Lambda.
 
 Environment:
-  PORT               port to listen on (default 3000)
+  PORT               port to listen on (default 3000; 0: any free one, printed when ready)
   DATA_DIR           where DynamoDB Local keeps its files (default .data)
   ${ENV.dynamodbEndpoint}  use this DynamoDB instead of starting DynamoDB Local (tables created if missing)
   DYNAMODB_PORT      port for the DynamoDB Local it starts (default: any free one; sam local wants 8000)
@@ -21,8 +31,9 @@ Environment:
                      Linux, the Docker bridge's address: see docs/sam.md)
   ${ENV.booksTableName}   books table (default ${DEFAULT_TABLE_NAMES.books})
   ${ENV.authTableName}    auth table (default ${DEFAULT_TABLE_NAMES.auth})
-  LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo)
-  ${ENV.realm}         authentication realm (default ${DEFAULTS.realm})
+  LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo);
+                     an empty password, or pairs joined by ";", are refused
+  ${ENV.realm}         authentication realm (default ${DEFAULTS.realm}): ${REALM_RULE}
   ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
   ${ENV.requireIfMatch}   true: PUT, PATCH and DELETE without If-Match get 428 (default false)
   ${ENV.corsAllowedOrigins}  browser origins allowed to call the API (CORS), comma-separated (default none)
@@ -35,6 +46,8 @@ Environment:
   ${ENV.lockoutSeconds}      the first lockout, doubled by each further failure (default ${DEFAULT_LOCKOUT_POLICY.lockoutSeconds})
   ${ENV.lockoutMaxSeconds}  the longest lockout (default ${DEFAULT_LOCKOUT_POLICY.lockoutMaxSeconds}); \`npm run users -- unlock NAME\` lifts one
   ${ENV.listMaxBooks}     at most this many books in one unpaged list, else 422 (default ${DEFAULTS.listMaxBooks})
+  ${ENV.nonceLifetimeSeconds}  seconds a Digest nonce is accepted after it was issued (default
+                     ${DEFAULTS.nonceLifetimeSeconds}, the stack's fixed value)
   ${ENV.logLevel}         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   ${ENV.metricsDisabled}  false prints the EMF metric lines Lambda emits (default true here)
@@ -70,6 +83,9 @@ const portNumber = (name: string, raw: string, lowest: number) => {
   return port;
 };
 
+/** Settings npm start sets itself when unset (the table names), rather than reading as the functions do. */
+const FILLED_IN_HERE: ReadonlySet<SettingKey> = new Set(['booksTableName', 'authTableName']);
+
 /** Step 1: the options from the command line and environment; undefined when --help was asked. */
 export const parseLocalOptions = (argv: readonly string[], env: Environment): LocalOptions | undefined => {
   if (argv.includes('--help') || argv.includes('-h')) return undefined;
@@ -94,6 +110,11 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
     books: env[ENV.booksTableName] || DEFAULT_TABLE_NAMES.books,
     auth: env[ENV.authTableName] || DEFAULT_TABLE_NAMES.auth,
   };
+  // Every setting the handlers read, checked now with their own parsers: a value they would refuse
+  // stops the start here, naming the variable, instead of failing every request that reads it.
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    if (!FILLED_IN_HERE.has(key)) setting(key);
+  }
   const realm = setting('realm');
   let lockout: LockoutPolicy;
   try {

@@ -64,6 +64,16 @@ const invalid = (name: string, raw: string, expected: string): never => {
 };
 
 const text = (fallback: string) => (raw: Raw) => raw || fallback;
+
+/**
+ * The realm's rule, the stack's and `npm start`'s alike: it is written into the gateway's static
+ * challenge (a quoted header value inside a single-quoted mapping expression) and into every Digest
+ * challenge as a quoted string, so printable ASCII without quotes or backslashes, 1 to 64 characters.
+ */
+export const REALM_RULE = 'printable ASCII without quotes or backslashes (at most 64 characters)';
+export const isValidRealm = (realm: string) => /^[\x20-\x7e]{1,64}$/.test(realm) && !/["'\\]/.test(realm);
+const realmName = (fallback: string) => (raw: Raw, name: string) =>
+  !raw ? fallback : isValidRealm(raw) ? raw : invalid(name, raw, REALM_RULE);
 const optionalText = (raw: Raw) => raw || undefined;
 const required = (raw: Raw, name: string): string => {
   if (!raw) throw new ConfigurationError(`${name} is not set`);
@@ -100,7 +110,7 @@ export const SETTINGS = {
   /** The auth table: users, spent nonces, the nonce key (authorizer). */
   authTableName: setting('AUTH_TABLE_NAME', required),
   /** The realm of every challenge and of the stored digests. */
-  realm: setting('AUTH_REALM', text(DEFAULTS.realm)),
+  realm: setting('AUTH_REALM', realmName(DEFAULTS.realm)),
   /** Seconds a Digest nonce is accepted after it was issued. */
   nonceLifetimeSeconds: setting('NONCE_LIFETIME_SECONDS', positiveInteger(DEFAULTS.nonceLifetimeSeconds)),
   /** The nonce HMAC key as text (local runs); unset: a random key kept in the auth table. */

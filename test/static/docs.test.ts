@@ -134,6 +134,12 @@ describe('README.md and docs/', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('require the Node.js the README names: package.json engines is ">=N" for its "Node.js N or later"', () => {
+    const named = /Node\.js (\d+) or later/.exec(read('README.md'))?.[1];
+    expect(named).toBeDefined();
+    expect(JSON.parse(read('package.json')).engines.node).toBe(`>=${named}`);
+  });
+
   it('link only inside the repository, to files that exist', () => {
     const broken = DOCS.flatMap((doc) =>
       linkTargets(read(doc))

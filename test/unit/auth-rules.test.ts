@@ -359,7 +359,12 @@ describe('small parsers', () => {
       { username: 'demo', password: 'demo' },
       { username: 'alice', password: 'pa:ss' },
     ]);
-    expect(parseUserList('bob:')).toStrictEqual([{ username: 'bob', password: '' }]);
+    expect(parseUserList('bob:a;b')).toStrictEqual([{ username: 'bob', password: 'a;b' }]);
+    expect(() => parseUserList('bob:')).toThrow('LOCAL_USERS entry for "bob" has an empty password');
+    expect(() => parseUserList('demo:demo;ann:secret')).toThrow(
+      'LOCAL_USERS entry for "demo" holds ";name:" in its password: separate pairs with commas',
+    );
+    expect(() => parseUserList('demo:demo; ann:secret')).toThrow(/separate pairs with commas/);
     for (const bad of ['nopassword', ':pw', 'a b:pw']) {
       expect(() => parseUserList(bad), bad).toThrow(`LOCAL_USERS entry "${bad}" is not name:password`);
     }

@@ -106,6 +106,17 @@ describe('npm start, step by step', () => {
       { AUTH_LOCKOUT_SECONDS: '600', AUTH_LOCKOUT_MAX_SECONDS: '60' },
       'AUTH_LOCKOUT_MAX_SECONDS must be at least AUTH_LOCKOUT_SECONDS',
     ],
+    [{ LIST_MAX_BOOKS: '-1' }, 'LIST_MAX_BOOKS "-1" is not valid: expected a positive whole number'],
+    [{ NONCE_LIFETIME_SECONDS: 'abc' }, 'NONCE_LIFETIME_SECONDS "abc" is not valid: expected a positive whole number'],
+    [{ CORS_ALLOWED_ORIGINS: 'https://a.example/' }, 'CORS_ALLOWED_ORIGINS "https://a.example/" is not valid'],
+    [{ REQUIRE_IF_MATCH: 'yes' }, 'REQUIRE_IF_MATCH "yes" is not valid'],
+    [{ LOCAL_USERS: 'demo:' }, 'LOCAL_USERS entry for "demo" has an empty password'],
+    [{ LOCAL_USERS: 'demo:demo;ann:x' }, 'separate pairs with commas'],
+    [{ AUTH_REALM: 'my "books"' }, 'AUTH_REALM "my "books"" is not valid: expected printable ASCII without quotes'],
+    [
+      { AUTH_REALM: 'r'.repeat(65) },
+      'is not valid: expected printable ASCII without quotes or backslashes (at most 64',
+    ],
   ])('refuses %o before starting anything', (env, message) => {
     expect(() => parseLocalOptions([], env)).toThrow(LocalStartError);
     expect(() => parseLocalOptions([], env)).toThrow(message);
