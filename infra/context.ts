@@ -89,3 +89,68 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     listMaxBooks: listMaxBooks(),
   };
 };
+
+/** The option names the stack reads: those `stackOptionsFromContext` asks for. */
+export const knownContextOptions = (): readonly string[] => {
+  const names = new Set<string>();
+  stackOptionsFromContext((name) => {
+    names.add(name);
+    return undefined;
+  });
+  return [...names];
+};
+
+/**
+ * Context the CDK itself keeps beside the stack's options: feature flags (`@aws-cdk/...`), its own
+ * settings (`aws:cdk:...`), cached lookups (`availability-zones:account=...`, all with a colon), and
+ * the notices `cdk acknowledge` records.
+ */
+const isCdksOwn = (name: string) => name.startsWith('@') || name.includes(':') || name === 'acknowledged-issue-numbers';
+
+/** Edits (insert, delete, replace, swap two neighbours) from one name to another, case aside. */
+const distance = (from: string, to: string): number => {
+  const a = from.toLowerCase();
+  const b = to.toLowerCase();
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i || j));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = rows[i] as number[];
+      const above = rows[i - 1] as number[];
+      row[j] = Math.min(
+        (above[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (above[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  }
+  return (rows[a.length] as number[])[b.length] as number;
+};
+
+/** The known name nearest to a mistyped one, when it is near enough to be what was meant. */
+export const nearestOption = (name: string, known: readonly string[] = knownContextOptions()): string | undefined => {
+  let best: { option: string; edits: number } | undefined;
+  for (const option of known) {
+    const edits = distance(name, option);
+    if (!best || edits < best.edits) best = { option, edits };
+  }
+  return best && best.edits <= Math.max(2, Math.floor(name.length / 3)) ? best.option : undefined;
+};
+
+/**
+ * Refuses a context option the stack does not read: `-c stagee=prod` must stop synthesis rather
+ * than deploy the dev stage without its protections. The CDK's own context keys are left alone.
+ */
+export const checkContextNames = (given: Readonly<Record<string, unknown>>) => {
+  const known = knownContextOptions();
+  const unknown = Object.keys(given).filter((name) => !isCdksOwn(name) && !known.includes(name));
+  if (unknown.length === 0) return;
+  const described = unknown.map((name) => {
+    const near = nearestOption(name, known);
+    return `unknown option ${name}${near ? `; did you mean ${near}?` : ''}`;
+  });
+  throw new InvalidContextError(
+    `Context ${described.join('; ')} (the options are listed in docs/operations.md#deploying)`,
+  );
+};

@@ -1,5 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { InvalidContextError, stackOptionsFromContext } from '../../infra/context';
+import {
+  checkContextNames,
+  InvalidContextError,
+  knownContextOptions,
+  stackOptionsFromContext,
+} from '../../infra/context';
 
 const options = (context: Record<string, string> = {}) => stackOptionsFromContext((name) => context[name]);
 
@@ -102,4 +109,52 @@ describe('stack options from cdk context', () => {
     expect(() => options({ [name]: value })).toThrow(`${name}="${value}"`);
     expect(() => options({ [name]: value })).toThrow(expected);
   });
+});
+
+describe('context option names', () => {
+  it('refuses a name the stack does not read, naming the nearest known one', () => {
+    expect(() => checkContextNames({ stagee: 'prod' })).toThrow(InvalidContextError);
+    expect(() => checkContextNames({ stagee: 'prod' })).toThrow('unknown option stagee; did you mean stage?');
+    expect(() => checkContextNames({ throtleRate: '5', listmaxbooks: '9' })).toThrow(
+      'unknown option throtleRate; did you mean throttleRate?; unknown option listmaxbooks; did you mean listMaxBooks?',
+    );
+    expect(() => checkContextNames({ colour: 'blue' })).toThrow(/unknown option colour \(the options are listed/);
+  });
+
+  it('knows exactly the names the stack reads, and leaves the CDK’s own context alone', () => {
+    expect(knownContextOptions()).toContain('stage');
+    expect(knownContextOptions()).toContain('lockoutMaxSeconds');
+    expect(() =>
+      checkContextNames({
+        ...Object.fromEntries(knownContextOptions().map((name) => [name, 'x'])),
+        '@aws-cdk/core:target-partitions': ['aws'],
+        '@aws-cdk/core:failSynthOnValidationErrors': true,
+        'aws:cdk:enable-path-metadata': true,
+        'aws:cdk:bundling-stacks': ['**'],
+        'availability-zones:account=123456789012:region=eu-west-1': ['eu-west-1a'],
+        'acknowledged-issue-numbers': [32775],
+      }),
+    ).not.toThrow();
+  });
+
+  it.each([
+    [
+      ['-c', 'stagee=prod'],
+      'error: Context unknown option stagee; did you mean stage? (the options are listed in docs/operations.md#deploying)',
+    ],
+    ['throttleRate=fast', 'error: Context option throttleRate="fast" is not valid: expected a positive number'],
+  ])(
+    'stops `cdk synth %s` with one line and no stack trace',
+    (args, line) => {
+      const context = { [args[1]?.split('=')[0] as string]: args[1]?.split('=')[1] };
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_NO_WARNINGS: '1', CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: tmpdir() },
+        timeout: 60_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr.trim()).toBe(line);
+    },
+    60_000,
+  );
 });
