@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   checkContextNames,
@@ -139,21 +141,31 @@ describe('context option names', () => {
 
   it.each([
     [
-      ['-c', 'stagee=prod'],
+      'stagee=prod',
       'error: Context unknown option stagee; did you mean stage? (the options are listed in docs/operations.md#deploying)',
     ],
     ['throttleRate=fast', 'error: Context option throttleRate="fast" is not valid: expected a positive number'],
   ])(
-    'stops `cdk synth %s` with one line and no stack trace',
-    (args, line) => {
-      const context = { [args[1]?.split('=')[0] as string]: args[1]?.split('=')[1] };
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
-        encoding: 'utf8',
-        env: { ...process.env, NODE_NO_WARNINGS: '1', CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: tmpdir() },
-        timeout: 60_000,
-      });
-      expect(run.status).toBe(1);
-      expect(run.stderr.trim()).toBe(line);
+    'stops `cdk synth -c %s` with one line and no stack trace',
+    (option, line) => {
+      const [name, value] = option.split('=') as [string, string];
+      const out = mkdtempSync(join(tmpdir(), 'cdk-context-'));
+      try {
+        const run = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            NODE_NO_WARNINGS: '1',
+            CDK_CONTEXT_JSON: JSON.stringify({ [name]: value }),
+            CDK_OUTDIR: out,
+          },
+          timeout: 60_000,
+        });
+        expect(run.status).toBe(1);
+        expect(run.stderr.trim()).toBe(line);
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
     },
     60_000,
   );
