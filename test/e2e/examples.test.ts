@@ -117,7 +117,7 @@ describe(`${FILE}, run in order against a fresh local server`, () => {
     expect(text).toContain('Authorization: Digest');
   });
 
-  it.each(examples.map((example) => [example.title, example] as const))('%s', async (_, example) => {
+  const run = async (example: Example) => {
     const response = await send(example);
     await response.text();
     expect(response.status).toBe(example.expect);
@@ -127,5 +127,14 @@ describe(`${FILE}, run in order against a fresh local server`, () => {
         response: { headers: { valueOf: (name: string) => response.headers.get(name) } },
       });
     }
+  };
+
+  it.each(examples.map((example) => [example.title, example] as const))('%s', async (_, example) => run(example));
+
+  it('runs again on the same data with the same statuses: each run’s ISBNs and keys are its own', async () => {
+    const first = globals.get('run');
+    globals.clear();
+    for (const example of examples) await run(example);
+    expect(globals.get('run')).not.toBe(first);
   });
 });
