@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
+import { acceptsConnections, type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
 import { endpointFile } from '../local/endpoint-file';
+import { forgetDatabase } from '../local/stale-database';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
 import { ENV, readSetting } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
@@ -36,6 +37,13 @@ export interface Database {
   close: () => Promise<void>;
 }
 
+/** Whether a recorded DynamoDB address still takes connections. */
+const answers = async (endpoint: string) => {
+  if (!URL.canParse(endpoint)) return false;
+  const { hostname, port } = new URL(endpoint);
+  return acceptsConnections(hostname.replace(/^\[|\]$/g, ''), Number(port));
+};
+
 /**
  * The database the command-line tools work on: AWS with `--aws`, else the local one `npm start`
  * uses, whether or not it is running (when it is not, its on-disk data is opened for the duration
@@ -52,7 +60,17 @@ export const openDatabase = async ({ aws, region, endpoint, log }: DatabaseOptio
   let local: DynamoDbLocal | undefined;
   let url = endpoint ?? readSetting('dynamodbEndpoint');
   const dataDir = process.env.DATA_DIR || '.data';
-  if (!url && existsSync(endpointFile(dataDir))) url = readFileSync(endpointFile(dataDir), 'utf8').trim();
+  if (!url && existsSync(endpointFile(dataDir))) {
+    const recorded = readFileSync(endpointFile(dataDir), 'utf8').trim();
+    if (await answers(recorded)) url = recorded;
+    else {
+      // Left by an npm start that was killed: npm start would remove it too, and so does this.
+      forgetDatabase(dataDir);
+      log?.(
+        `${endpointFile(dataDir)} named ${recorded}, where nothing answers: it was stale, left by an npm start that did not stop cleanly, and is removed`,
+      );
+    }
+  }
   if (!url) {
     log?.(`npm start is not running; opening ${dataDir} ...`);
     local = await startDynamoDbLocal({ dataDir });
