@@ -15,6 +15,7 @@ import {
 } from '../../tools/untrusted-server';
 import { cleanUp } from '../../tools/verify-deployment/cleanup';
 import { parseOptions } from '../../tools/verify-deployment/cli';
+import { httpClient, TransportError } from '../../tools/verify-deployment/http';
 import { formatResult } from '../../tools/verify-deployment/report';
 import { RunBooks } from '../../tools/verify-deployment/run-books';
 import type { HttpClient, HttpRequest } from '../../tools/verify-deployment/types';
@@ -112,6 +113,15 @@ describe('an answer is read up to a stated limit', () => {
 
   it('allows the unpaged list Lambda’s 200 MB', () => {
     expect(WHOLE_LIST_LIMIT_BYTES).toBe(200_000_000);
+  });
+});
+
+describe('a URL the server wrote', () => {
+  it('is not followed with the credentials to another origin than the base URL', async () => {
+    const http = httpClient('https://api.example.test/prod', new AbortController().signal);
+    const sent = http.send({ target: 'https://collector.example.test/prod/api/books?cursor=2', headers: {} });
+    await expect(sent).rejects.toThrow(TransportError);
+    await expect(sent).rejects.toThrow('not sent, another origin than https://api.example.test/prod');
   });
 });
 
