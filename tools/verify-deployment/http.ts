@@ -29,7 +29,8 @@ export const basicAuthorization = ({ username, password }: Credentials) =>
 
 /**
  * Node's fetch, with the base URL's path (the stage) kept in front of every route, redirects
- * reported rather than followed, each body read up to its limit (AnswerTooLargeError past it), and every failure to complete a request, the body's transfer
+ * reported rather than followed, nothing sent to another origin, each body read up to its limit
+ * (AnswerTooLargeError past it), and every failure to complete a request, the body's transfer
  * included, as a TransportError. `signal` ends every request at once when the run is interrupted.
  */
 export const httpClient = (baseUrl: string, signal: AbortSignal): HttpClient => {
