@@ -10,7 +10,7 @@ import { createPatientDocumentClient, createTestTables } from '../support/dynamo
  * Listing a table bigger than one 1 MB DynamoDB page. It writes 2,400 books (about half a minute), so
  * it lives apart from the store's fast tests (test/integration/*-store.test.ts), which mutation
  * testing runs against every mutant of shared/store; there the pages are made small with a limit
- * (sharded-book-store.test.ts) and the same LastEvaluatedKey loop is exercised.
+ * (book-store-ranges.test.ts) and the same LastEvaluatedKey loop is exercised.
  */
 
 /** Every match, collected from the store's page-by-page iteration. */
