@@ -33,7 +33,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * 1. every older book not yet copied is copied by one transaction (legacy-layout.ts: the new item
  *    only if absent, the old one only at the version read, its index keys removed); the old item
  *    stays, so a list that read the new layout before the copy still finds the book in the old;
- * 2. the counter item is marked: from then on the service reads the range layout only;
+ * 2. the id-blocks item is marked: from then on the service reads the range layout only;
  * 3. after `graceMs`, the older items are deleted.
  * No book is lost (each exists in one layout or both at every moment) or duplicated (a list merging
  * both layouts keeps one of each id; the indexes hold only the copy).

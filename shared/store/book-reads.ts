@@ -24,7 +24,7 @@ const RANGES_AT_ONCE = 16;
 
 /**
  * Strongly consistent, straight to the book's own key. While the table may still hold the older
- * layout, a miss also reads the book's older key and the counter (whose mark ends that for good).
+ * layout, a miss also reads the book's older key and the id-blocks item (whose mark ends that for good).
  */
 export const readBookItem = async (context: BookStoreContext, id: number): Promise<BookItem | undefined> => {
   const { Item } = await context.client.send(
@@ -66,7 +66,7 @@ async function* unfilteredBooks(context: BookStoreContext, options: ListOptions)
     limit: options.limit,
     pageSize: options.limit ?? streamPageItems(1 + keys.length),
     readAhead: options.limit === undefined,
-    counterRead: legacy,
+    idBlocksRead: legacy,
   });
   yield* mergeKeys(context, keys, options, [walk]);
 }
@@ -91,7 +91,7 @@ const mergeKeys = (
 
 /**
  * The matches counted with `Select: COUNT`, over the same keys as `iterateBooks` (every id range up
- * to the counter's high mark, or the filter's index shards): DynamoDB returns only the number of
+ * to the id-blocks item's high mark, or the filter's index shards): DynamoDB returns only the number of
  * items of each page (up to 1 MB read per call), so nothing is held but the running total. Ranges
  * are small (BOOK_RANGE_SIZE books) and many, so RANGES_AT_ONCE are counted at a time; index shards
  * are few and large, COUNT_KEYS_AT_ONCE at a time. Counting stops at the next page once the total
@@ -125,7 +125,7 @@ export const countBooks = async (context: BookStoreContext, filter: BookFilter, 
   return Math.min(total, upTo);
 };
 
-/** Every id range up to the counter's high mark, and the older layout's shards while they remain. */
+/** Every id range up to the id-blocks item's high mark, and the older layout's shards while they remain. */
 const countedRanges = async (context: BookStoreContext): Promise<QueryCommandInput[]> => {
   const { highMark, migrated } = await context.layout.refresh(context);
   const ranges = Array.from({ length: bookRangeOf(highMark) + 1 }, (_, range) => ({

@@ -49,7 +49,7 @@ export class DynamoBookStore implements BookStore {
   }
 
   /**
-   * Unfiltered, on a migrated table: the highest id reserved (one read of the counter), which no
+   * Unfiltered, on a migrated table: the highest id reserved (one read of the id-blocks item), which no
    * number of books can exceed; a catalogue under the list cap by it needs no count.
    */
   async upperBound(filter: BookFilter): Promise<number | undefined> {

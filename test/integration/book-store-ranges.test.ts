@@ -113,7 +113,7 @@ describe('the range layout of the book store', () => {
     const gets = recorded.sent.filter((command) => command.name === 'GetItemCommand');
     const tableQueries = recorded.sent.filter((command) => command.name === 'QueryCommand');
     expect(gets.every((command) => command.input.ConsistentRead === true)).toBe(true);
-    // A Query per range up to the highest id reserved (ranges 0 and 1), and one read of the counter to know that.
+    // A Query per range up to the highest id reserved (ranges 0 and 1), and one read of the id-blocks item to know that.
     expect(gets).toHaveLength(2);
     expect(tableQueries.every((command) => command.input.ConsistentRead === true && !command.input.IndexName)).toBe(
       true,
