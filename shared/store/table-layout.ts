@@ -12,7 +12,7 @@ const EXPECTED = shapeOf(
 );
 
 /**
- * Refuses a books table this version cannot read, rather than misreading it: an older layout (all
+ * Refuses a books table this version cannot read, rather than misreading it: the single-partition layout (all
  * books under one key, indexes byAuthor and byYear) or some other table. Tools call it before they
  * touch the data; the table's declaration is enough, no item is read.
  */

@@ -175,7 +175,7 @@ describe('the range layout of the book store', () => {
   });
 });
 
-describe('a books table in the older layout', () => {
+describe('a books table in the single-partition layout', () => {
   it('is refused by npm start’s table set-up and by the invariant checker, with a message saying what to do', async () => {
     const tables = await createTestTables();
     const name = `old-${Date.now()}`;
