@@ -1,13 +1,13 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import type { BookItem } from '../shared/store/book-items';
-import type { BookStoreContext } from '../shared/store/book-store-context';
-import { LayoutState, markRangesLayout } from '../shared/store/layout-state';
+import type { BookItem } from '../shared/store/books/book-items';
+import type { BookStoreContext } from '../shared/store/books/book-store-context';
+import { LayoutState, markRangesLayout } from '../shared/store/books/layout-state';
 import {
   copyLegacyBook,
   LEGACY_BOOK_SHARDS,
   legacyBookPartition,
   readLegacyBookItem,
-} from '../shared/store/legacy-layout';
+} from '../shared/store/books/legacy/legacy-layout';
 
 export interface MigrationReport {
   /** Books copied to the range layout by this run. */

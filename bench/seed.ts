@@ -1,6 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Book } from '../shared/books/types';
-import { ID_BLOCKS_KEY, toBookItem } from '../shared/store/book-items';
+import { ID_BLOCKS_KEY, toBookItem } from '../shared/store/books/book-items';
 import { isConditionalCheckFailure } from '../shared/store/errors';
 
 const BATCH = 25; // BatchWriteItem's maximum

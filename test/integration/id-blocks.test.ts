@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
-import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from '../../shared/store/book-items';
+import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from '../../shared/store/books/book-items';
+import { ID_BLOCK_GROW_WINDOW_MS, IdBlockAllocator, MIN_ID_BLOCK } from '../../shared/store/books/id-blocks';
+import { LayoutState } from '../../shared/store/books/layout-state';
 import { IdSpaceExhaustedError } from '../../shared/store/errors';
-import { ID_BLOCK_GROW_WINDOW_MS, IdBlockAllocator, MIN_ID_BLOCK } from '../../shared/store/id-blocks';
-import { LayoutState } from '../../shared/store/layout-state';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /** Id blocks on DynamoDB Local: the id-blocks item is the only shared state, as across Lambda containers. */

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { migrateBooksTable } from '../../admin/migrate-layout';
 import type { Book } from '../../shared/books/types';
-import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book-items';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { legacyBookKey } from '../../shared/store/legacy-layout';
+import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/books/book-items';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
+import { legacyBookKey } from '../../shared/store/books/legacy/legacy-layout';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findViolations } from '../../admin/invariants';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { Book } from '../../shared/books/types';
-import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book-items';
+import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/books/book-items';
 
 /**
  * The invariant checker over items as a scan returns them (test/reliability/invariants.test.ts seeds

@@ -1,8 +1,8 @@
 import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { normalizeAuthor } from '../books/normalize';
-import type { ListOptions } from '../books/ports';
-import type { Book, BookFilter } from '../books/types';
+import { normalizeAuthor } from '../../books/normalize';
+import type { ListOptions } from '../../books/ports';
+import type { Book, BookFilter } from '../../books/types';
 import {
   authorShardKey,
   type BookItem,
@@ -14,7 +14,7 @@ import {
 } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import { attributeValueForm, indexQueries, type KeyQuery, legacyShardQueries, queryPages } from './key-queries';
-import { readLegacyBookItem } from './legacy-layout';
+import { readLegacyBookItem } from './legacy/legacy-layout';
 import { rangePages } from './range-walk';
 import { mergeAscending } from './sorted-merge';
 

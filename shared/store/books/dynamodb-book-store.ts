@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IdempotentRequest } from '../books/idempotency';
-import type { BookChange, BookStore, ListOptions } from '../books/ports';
-import type { VersionCondition } from '../books/preconditions';
-import type { Book, BookFilter, NewBook, VersionedBook } from '../books/types';
+import type { IdempotentRequest } from '../../books/idempotency';
+import type { BookChange, BookStore, ListOptions } from '../../books/ports';
+import type { VersionCondition } from '../../books/preconditions';
+import type { Book, BookFilter, NewBook, VersionedBook } from '../../books/types';
 import { countBooks, iterateBooks, readBookItem } from './book-reads';
 import type { BookStoreContext } from './book-store-context';
 import { BookTransactions } from './book-transactions';

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { IdSpaceExhaustedError, isConditionalCheckFailure } from '../errors';
 import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from './book-items';
-import { IdSpaceExhaustedError, isConditionalCheckFailure } from './errors';
 import { LayoutState, markRangesLayout } from './layout-state';
 import { itemAsItWas } from './update-expressions';
 

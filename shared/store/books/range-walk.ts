@@ -1,6 +1,6 @@
 import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { Book } from '../books/types';
+import type { Book } from '../../books/types';
 import { BOOK_PROJECTION, bookFromAttributes, bookPartition, bookRangeOf } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 

@@ -1,7 +1,7 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TableLayoutError } from './errors';
-import { BOOKS_TABLE } from './tables';
+import { TableLayoutError } from '../errors';
+import { BOOKS_TABLE } from '../tables';
 
 /** The key attributes and indexes a table is declared with, in a comparable form. */
 const shapeOf = (keys: string[], indexes: string[]) => JSON.stringify({ keys, indexes: [...indexes].sort() });
