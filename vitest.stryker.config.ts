@@ -15,7 +15,7 @@ import { defineConfig } from 'vitest/config';
 export const STORE_TESTS = [
   'test/integration/dynamodb-book-store.test.ts',
   'test/integration/book-store-ranges.test.ts',
-  'test/integration/conflicted-book-store.test.ts',
+  'test/integration/book-store-conflicts.test.ts',
   'test/integration/id-blocks.test.ts',
   'test/integration/dynamodb-auth-store.test.ts',
   'test/integration/dynamodb-secret-store.test.ts',

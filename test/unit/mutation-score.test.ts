@@ -40,8 +40,8 @@ describe('the tests the mutation run takes for shared/store', () => {
 
   it('are the store tests of today, each named, none by a glob', () => {
     expect([...STORE_TESTS].sort()).toEqual([
+      'test/integration/book-store-conflicts.test.ts',
       'test/integration/book-store-ranges.test.ts',
-      'test/integration/conflicted-book-store.test.ts',
       'test/integration/dynamodb-auth-store.test.ts',
       'test/integration/dynamodb-book-store.test.ts',
       'test/integration/dynamodb-secret-store.test.ts',
