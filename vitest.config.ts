@@ -4,9 +4,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const withDynamoDb = { globalSetup: ['test/support/global-setup.ts'] };
 
 /**
- * The soak rounds: large catalogues, minutes of seeded load, the fuzzing rounds, the timing statistics. They need only
- * Node and Java, but take about half of a two-core machine's time for the whole suite, so `npm test`
- * leaves them to `npm run test:soak`, which .ci/run runs. Each stays in its layer's folder.
+ * The soak rounds: large catalogues, seeded load, the fuzzers, the timing statistics, the page cost over
+ * twenty servers. They need only Node and Java but are long (docs/testing.md gives their share of the
+ * time), so `npm test` leaves them to `npm run test:soak`, which .ci/run runs after it. Each stays in
+ * its layer's folder.
  */
 const SOAK = [
   'test/e2e/streamed-list.test.ts',

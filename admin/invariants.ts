@@ -8,9 +8,9 @@ import {
   IDEMPOTENCY_RECORD_PREFIX,
   ISBN_CLAIM_PREFIX,
   toBookItem,
-} from '../shared/store/book-items';
-import { isLegacyBookItem } from '../shared/store/legacy-layout';
-import { assertBooksTableLayout } from '../shared/store/table-layout';
+} from '../shared/store/books/book-items';
+import { isLegacyBookItem } from '../shared/store/books/legacy/legacy-layout';
+import { assertBooksTableLayout } from '../shared/store/books/table-layout';
 
 /**
  * The invariants the DynamoDB book store keeps, checked over a whole books table. The store's

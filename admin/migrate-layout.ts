@@ -1,13 +1,13 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import type { BookItem } from '../shared/store/book-items';
-import type { BookStoreContext } from '../shared/store/book-store-context';
-import { LayoutState, markRangesLayout } from '../shared/store/layout-state';
+import type { BookItem } from '../shared/store/books/book-items';
+import type { BookStoreContext } from '../shared/store/books/book-store-context';
+import { LayoutState, markRangesLayout } from '../shared/store/books/layout-state';
 import {
   copyLegacyBook,
   LEGACY_BOOK_SHARDS,
   legacyBookPartition,
   readLegacyBookItem,
-} from '../shared/store/legacy-layout';
+} from '../shared/store/books/legacy/legacy-layout';
 
 export interface MigrationReport {
   /** Books copied to the range layout by this run. */
@@ -33,7 +33,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * 1. every older book not yet copied is copied by one transaction (legacy-layout.ts: the new item
  *    only if absent, the old one only at the version read, its index keys removed); the old item
  *    stays, so a list that read the new layout before the copy still finds the book in the old;
- * 2. the counter item is marked: from then on the service reads the range layout only;
+ * 2. the id-blocks item is marked: from then on the service reads the range layout only;
  * 3. after `graceMs`, the older items are deleted.
  * No book is lost (each exists in one layout or both at every moment) or duplicated (a list merging
  * both layouts keeps one of each id; the indexes hold only the copy).

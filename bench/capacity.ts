@@ -1,7 +1,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Book, NewBook } from '../shared/books/types';
-import { BOOK_RANGE_SIZE, toBookItem } from '../shared/store/book-items';
-import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
+import { BOOK_RANGE_SIZE, toBookItem } from '../shared/store/books/book-items';
+import { DynamoBookStore } from '../shared/store/books/dynamodb-book-store';
 import { createDocumentClient, PATIENT_CLIENT_LIMITS } from '../shared/store/dynamodb-client';
 import { BOOKS_TABLE } from '../shared/store/tables';
 import { CapacityModel, type Ceiling, ceilingOf, type LoadProfile, mixOf, profileOf } from './capacity-model';

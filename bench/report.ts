@@ -183,7 +183,7 @@ const scalingSection = (r: BenchResults) => {
       labels.map((label) => [label, ...sizes.map((size) => cell(label, size))]),
     ),
     '',
-    'Filtered queries read only their matches, whatever the table size; the unfiltered list reads and streams the whole table, in pages of 20 items per book key (one read ahead), so its capacity grows with the table while its memory does not (see the streamed list below). Past the list cap (35,000 books by default; the bench raises it to list every size whole) the answer is 422 instead, decided before the first byte by a count that holds no book (a list of more than 1,000 books is counted first).',
+    'Filtered queries read only their matches, whatever the table size; the unfiltered list reads and streams the whole table, one id range (64 books) per Query, the next read ahead, so its capacity grows with the table while its memory does not (see the streamed list below). Past the list cap (35,000 books by default; the bench raises it to list every size whole) the answer is 422 instead, decided before the first byte by a count that holds no book (a list of more than 1,000 books is counted first).',
   ].join('\n');
 };
 

@@ -13,7 +13,9 @@ import { NONCE_KEY_NAME } from '../shared/auth/nonce';
 import { requestFingerprint } from '../shared/books/idempotency';
 import { normalizeAuthor } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
-import { accountKey } from '../shared/store/account-items';
+import { accountKey } from '../shared/store/auth/account-items';
+import { DynamoSecretStore } from '../shared/store/auth/dynamodb-secret-store';
+import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';
 import {
   authorShardKey,
   BY_AUTHOR_INDEX,
@@ -23,11 +25,9 @@ import {
   isbnClaimKey,
   shards,
   toBookItem,
-} from '../shared/store/book-items';
-import { DynamoBookStore } from '../shared/store/dynamodb-book-store';
-import { DynamoSecretStore } from '../shared/store/dynamodb-secret-store';
-import { DynamoUserStore } from '../shared/store/dynamodb-user-store';
-import { IdBlockAllocator } from '../shared/store/id-blocks';
+} from '../shared/store/books/book-items';
+import { DynamoBookStore } from '../shared/store/books/dynamodb-book-store';
+import { IdBlockAllocator } from '../shared/store/books/id-blocks';
 import { type ApiRequest, authorizerEvent, proxyEvent } from './events';
 
 /** What a scenario's invocations run against. */

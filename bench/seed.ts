@@ -1,6 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Book } from '../shared/books/types';
-import { ID_BLOCKS_KEY, toBookItem } from '../shared/store/book-items';
+import { ID_BLOCKS_KEY, toBookItem } from '../shared/store/books/book-items';
 import { isConditionalCheckFailure } from '../shared/store/errors';
 
 const BATCH = 25; // BatchWriteItem's maximum
@@ -10,7 +10,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /**
  * Writes books with ids `from..to` (inclusive) as the store stores them, 25 per BatchWriteItem and
  * `parallel` batches in flight, retrying unprocessed items. A bulk load, not the API: no ISBN
- * claims (the list queries measured never read them); the counter's high mark is raised to `to`,
+ * claims (the list queries measured never read them); the id-blocks item's high mark is raised to `to`,
  * since a list walks the id ranges up to it.
  */
 export const seedBooks = async (
@@ -44,7 +44,7 @@ export const seedBooks = async (
   await raiseHighMark(client, table, to);
 };
 
-/** The counter's high mark at least `to`, as if the ids had been reserved (an existing higher mark stays). */
+/** The id-blocks item's high mark at least `to`, as if the ids had been reserved (an existing higher mark stays). */
 export const raiseHighMark = async (client: DynamoDBDocumentClient, table: string, to: number): Promise<void> => {
   try {
     await client.send(

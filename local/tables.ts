@@ -7,8 +7,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULTS } from '../shared/config';
-import { markRangesLayout } from '../shared/store/layout-state';
-import { assertBooksTableLayout } from '../shared/store/table-layout';
+import { markRangesLayout } from '../shared/store/books/layout-state';
+import { assertBooksTableLayout } from '../shared/store/books/table-layout';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 
 export interface TableNames {

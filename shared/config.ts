@@ -13,14 +13,15 @@ import { DEFAULT_LIST_MAX_BOOKS } from './books/limits';
  * How to add a setting (one place):
  * 1. Add an entry to SETTINGS below: `key: setting('ENV_NAME', parser)`, with a one-line comment on
  *    what it does. Pick a parser below (`text`, `optionalText`, `required`, `positiveInteger`,
- *    `flag`, `digestOffer`) or write one: it turns the raw text (undefined when the variable is
+ *    `flag`, `digestOffer`, `originList`, `basicChallengePlacement`) or write one: it turns the raw text (undefined when the variable is
  *    unset or empty) into the typed value, and throws ConfigurationError naming the variable when
  *    the text is not valid. Give a `format` when the value is not written back with `String()`.
  * 2. A default used elsewhere too (a stack option's default, a tool's) goes into DEFAULTS.
  * 3. Read it where it is used: `readSetting('key')`. Set it from infra/ (a construct's
  *    `environment: toEnvironment({ key: value })`) and, if `npm start` needs it, from local/.
- * 4. Document it for operators in docs/operations.md, and in local/main.ts's --help if npm start
- *    reads it.
+ * 4. Document it for operators in docs/operations.md ("The functions' environment") and, if npm start
+ *    reads it, in README's table and local/options.ts's HELP (test/static/docs-names.test.ts fails
+ *    until a page names it).
  */
 
 /** The defaults the stack options, the local server and the tools share with the functions. */
@@ -33,7 +34,7 @@ export const DEFAULTS = {
   serviceName: 'book-library',
   /** The CloudWatch namespace of the service's metrics. */
   metricsNamespace: 'BookLibrary',
-  /** At most this many books in one unpaged list: below Lambda's 200 MB at the largest book (shared/books/list-limits.ts). */
+  /** At most this many books in one unpaged list: below Lambda's 200 MB at the largest book (shared/books/limits.ts). */
   listMaxBooks: DEFAULT_LIST_MAX_BOOKS,
   /** The table names of `npm start` and the tools when nothing else is given. */
   tableNames: { books: 'books', auth: 'auth' },

@@ -8,8 +8,8 @@ const COMMAND = 'npm run check:data --';
 const HELP = `Usage: npm run check:data -- [options]
 
 Checks the books table's invariants: every book's normalised ISBN is claimed by exactly one claim
-item that points back to it, no orphan claims, no shared ISBNs, ids unique and not above the id
-counter. Prints every violation; exits 1 when there is any, 2 on a usage error.
+item that points back to it, no orphan claims, no shared ISBNs, ids unique and not above the
+id-blocks item's high mark. Prints every violation; exits 1 when there is any, 2 on a usage error.
 
 Options:
   --table <name>      books table (default: BOOKS_TABLE_NAME or "${DEFAULT_TABLE_NAMES.books}"; required with --aws)

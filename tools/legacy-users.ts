@@ -1,6 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { StoredUser } from '../shared/auth/types';
-import { toUserItem } from '../shared/store/account-items';
+import { toUserItem } from '../shared/store/auth/account-items';
 import { isConditionalCheckFailure } from '../shared/store/errors';
 
 /** Where users were kept before items were keyed by a digest of the name (account-items.ts). */

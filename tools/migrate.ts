@@ -1,6 +1,6 @@
 import { migrateBooksTable } from '../admin/migrate-layout';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
-import { assertBooksTableLayout } from '../shared/store/table-layout';
+import { assertBooksTableLayout } from '../shared/store/books/table-layout';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
 

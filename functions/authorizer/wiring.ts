@@ -3,10 +3,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { NONCE_KEY_NAME, NonceCodec } from '../../shared/auth/nonce';
 import { readLockoutPolicy, readSetting } from '../../shared/config';
+import { DynamoNonceLedger } from '../../shared/store/auth/dynamodb-nonce-ledger';
+import { DynamoSecretStore } from '../../shared/store/auth/dynamodb-secret-store';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
-import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
-import { DynamoSecretStore } from '../../shared/store/dynamodb-secret-store';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 
 let authenticator: Promise<Authenticator> | undefined;
 

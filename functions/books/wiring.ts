@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BookService } from '../../shared/books/book-service';
 import { readSetting } from '../../shared/config';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
 let client: DynamoDBDocumentClient | undefined;

@@ -48,7 +48,7 @@ export class BasicDigestAuthorizer extends Construct {
       }),
     }).function;
     // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/wiring.ts);
-    // UpdateItem writes failure records (shared/store/dynamodb-account-store.ts).
+    // UpdateItem writes failure records (shared/store/auth/dynamodb-account-store.ts).
     props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     this.authorizer = new apigateway.RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.function,

@@ -10,12 +10,6 @@ export const MAX_PAGE_LIMIT = 1000;
 export const DEFAULT_PAGE_LIMIT = 100;
 
 /**
- * Lambda's cap on one streamed response: 200 MB (AWS Lambda's "Lambda quotas" page), read as
- * 200 × 10^6 bytes, the smaller of the two ways to read "MB". Past it Lambda ends the stream.
- */
-export const STREAMED_RESPONSE_MAX_BYTES = 200_000_000;
-
-/**
  * The default cap of one unpaged list. 35,000 of the largest books the contract allows (5,168 bytes
  * each in the list, MAX_LISTED_BOOK_BYTES in ./list-limits) are 180.9 MB, 19 MB (9.5 %) below
  * STREAMED_RESPONSE_MAX_BYTES, so no list within the cap can reach Lambda's limit, whatever its

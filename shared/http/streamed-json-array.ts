@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
-import { MAX_PAGE_LIMIT, STREAMED_RESPONSE_MAX_BYTES } from '../books/limits';
+import { MAX_PAGE_LIMIT } from '../books/limits';
 import { logger } from '../observability/logger';
 import { countTruncatedResponse } from '../observability/metrics';
 import { ListTooLargeError } from './errors';
 import { jsonArrayChunks } from './json-array';
+import { STREAMED_RESPONSE_MAX_BYTES } from './lambda-limits';
 import { okJsonText } from './responses';
 import type { StreamedHttpResponse } from './types';
 

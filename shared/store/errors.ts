@@ -17,7 +17,7 @@ export class StoreInvariantError extends Error {
   override readonly name = 'StoreInvariantError';
 }
 
-/** The table is not laid out as this version of the service reads it (an older layout, or another table). */
+/** The table is not laid out as this version of the service reads it (the single-partition layout, or another table). */
 export class TableLayoutError extends Error {
   override readonly name = 'TableLayoutError';
 }

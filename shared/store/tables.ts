@@ -24,7 +24,7 @@ export interface TableDefinition {
 }
 
 /**
- * The books table holds four kinds of item (shared/store/book-items.ts builds them):
+ * The books table holds four kinds of item (shared/store/books/book-items.ts builds them):
  * - books:         pk = "BOOKS#<id div 64>", sk = id; index keys authorShard and yearShard (id mod 16)
  * - ISBN claims:   pk = "ISBN#<normalised>", sk = 0, bookId
  * - the id blocks: pk = "ID_BLOCKS",         sk = 0, highMark (the last id reserved by any container),

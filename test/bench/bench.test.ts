@@ -20,7 +20,7 @@ import { type BenchResults, BLOCK_END, BLOCK_START, overGoal, renderReport, with
 import { measureScaling, SCALING_QUERIES } from '../../bench/scaling';
 import { BUNDLING } from '../../infra/bundling';
 import { lambdaContext } from '../../local/gateway';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { createTestTables } from '../support/dynamodb';
 
 /** The bench's parts on a tiny scale: behaviour only, no timing thresholds, so the bench cannot rot. */

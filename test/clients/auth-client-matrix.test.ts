@@ -99,7 +99,7 @@ const measureOffer = async (offer: Offer, versions: string[]) => {
   vi.resetModules();
   const { startLocalApi } = await import('../support/local-api');
   const { userRecord } = await import('../../admin/user-records');
-  const { DynamoUserStore } = await import('../../shared/store/dynamodb-user-store');
+  const { DynamoUserStore } = await import('../../shared/store/auth/dynamodb-user-store');
   const api = await startLocalApi({ env: { DIGEST_ALGORITHM: offer.digest, BASIC_CHALLENGE: offer.basic } });
   try {
     const full = isDefault(offer);

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { userRecord } from '../../admin/user-records';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { demoClient } from '../support/demo-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 

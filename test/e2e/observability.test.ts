@@ -3,7 +3,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
 import { digestResponse, ha1 } from '../../shared/auth/digest';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { startLocalApi } from '../support/local-api';
 
 /**

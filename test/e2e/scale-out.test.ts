@@ -10,7 +10,7 @@ import { booksTableCalls, createThrough, type ServerProcess, startServerProcess 
  * The scale-out as Lambda runs it: eight `npm start` processes on one DynamoDB Local are eight
  * containers, each sent one create at a time (a function instance serves one request at a time),
  * behind the bench's metering proxy, which sees every call on the wire. The books must spread over
- * partition keys, no item (the id counter, say) may be written on more than a tenth of the creates,
+ * partition keys, no item (the id-blocks item, say) may be written on more than a tenth of the creates,
  * and both ways of listing must return every book in ascending id order.
  */
 const SERVERS = 8;
@@ -52,9 +52,9 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
       if (touch.item) writesPerItem.set(touch.item, (writesPerItem.get(touch.item) ?? 0) + 1);
     }
-    const counterWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
-    console.log(`counter writes: ${counterWrites} for ${CREATES} creates`);
-    // every book and every ISBN claim written once; the counter once per block of each container
+    const idBlocksWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
+    console.log(`id-blocks item writes: ${idBlocksWrites} for ${CREATES} creates`);
+    // every book and every ISBN claim written once; the id-blocks item once per block of each container
     expect(writesPerItem.size).toBe(2 * CREATES + 1);
     expect(Math.max(...writesPerItem.values())).toBeLessThanOrEqual(CREATES / 10);
   });

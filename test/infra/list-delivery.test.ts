@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,9 +46,12 @@ const synth = (samLocal: boolean): Synthesized => {
   const [listId, listFunction] = list[0] as [string, { Properties: { Code: { S3Key: string } } }];
   // The bundle's asset folder in the cloud assembly is named by the same hash as its S3 key.
   const asset = `asset.${listFunction.Properties.Code.S3Key.replace(/\.zip$/, '')}`;
-  const map = JSON.parse(readFileSync(join(outdir, asset, 'index.mjs.map'), 'utf8'));
-  // esbuild writes the sources relative to the folder it built in, which is not the assembly's.
-  const sources = (map.sources as string[]).map((source) => source.replace(/^(\.\.\/)+/, '/'));
+  const mapFile = join(outdir, asset, 'index.mjs.map');
+  const map = JSON.parse(readFileSync(mapFile, 'utf8'));
+  // A source map's sources are relative to the map. esbuild wrote this one into the assembly's
+  // bundling-temp-<hash> folder, which CDK then renamed to the asset folder: the same depth, so the
+  // sources resolve from the asset folder wherever the assembly and the checkout live.
+  const sources = (map.sources as string[]).map((source) => resolve(dirname(mapFile), map.sourceRoot ?? '', source));
   const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
     (method) =>
       method.Properties.HttpMethod === 'GET' && JSON.stringify(method.Properties.Integration.Uri).includes(listId),

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -390,12 +390,17 @@ describe('BookLibraryStack', () => {
       const modules = new Map<string, string>();
       const follow = (file: string) => {
         if (modules.has(file)) return;
-        const text = readFileSync(`shared/store/${file}`, 'utf8');
+        const text = readFileSync(file, 'utf8');
         modules.set(file, text);
-        for (const [, local] of text.matchAll(/from '\.\/([\w-]+)'/g)) follow(`${local}.ts`);
+        for (const [, local] of text.matchAll(/from '(\.\.?\/[\w./-]+)'/g)) {
+          const target = join(dirname(file), `${local}.ts`);
+          if (target.startsWith('shared/store/')) follow(target);
+        }
       };
-      follow('dynamodb-book-store.ts');
-      expect(modules.has('book-transactions.ts')).toBe(true);
+      follow('shared/store/books/dynamodb-book-store.ts');
+      expect(modules.has('shared/store/books/book-transactions.ts')).toBe(true);
+      expect(modules.has('shared/store/books/legacy/legacy-layout.ts')).toBe(true);
+      expect(modules.has('shared/store/named-transactions.ts')).toBe(true);
       const source = [...modules.values()].join('\n');
       const used = new Set<string>();
       const toAction: Record<string, string> = {

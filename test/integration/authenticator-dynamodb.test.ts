@@ -6,8 +6,8 @@ import type { DigestAlgorithm } from '../../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { DynamoNonceLedger } from '../../shared/store/auth/dynamodb-nonce-ledger';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { createTestTables } from '../support/dynamodb';
 
 /**

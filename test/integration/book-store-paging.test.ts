@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Book, BookFilter } from '../../shared/books/types';
-import { BOOK_RANGE_SIZE } from '../../shared/store/book-items';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { BOOK_RANGE_SIZE } from '../../shared/store/books/book-items';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
@@ -10,7 +10,7 @@ import { createPatientDocumentClient, createTestTables } from '../support/dynamo
  * Listing a table bigger than one 1 MB DynamoDB page. It writes 2,400 books (about half a minute), so
  * it lives apart from the store's fast tests (test/integration/*-store.test.ts), which mutation
  * testing runs against every mutant of shared/store; there the pages are made small with a limit
- * (sharded-book-store.test.ts) and the same LastEvaluatedKey loop is exercised.
+ * (book-store-ranges.test.ts) and the same LastEvaluatedKey loop is exercised.
  */
 
 /** Every match, collected from the store's page-by-page iteration. */

@@ -3,9 +3,9 @@ import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StoredUser } from '../../shared/auth/types';
-import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
-import { DynamoSecretStore } from '../../shared/store/dynamodb-secret-store';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { DynamoNonceLedger } from '../../shared/store/auth/dynamodb-nonce-ledger';
+import { DynamoSecretStore } from '../../shared/store/auth/dynamodb-secret-store';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { StoreInvariantError } from '../../shared/store/errors';
 import {
   createPatientDocumentClient,

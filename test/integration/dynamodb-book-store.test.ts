@@ -22,10 +22,10 @@ import {
   MAX_BOOK_ITEM_BYTES,
   streamPageItems,
   toBookItem,
-} from '../../shared/store/book-items';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+} from '../../shared/store/books/book-items';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
+import { IdBlockAllocator } from '../../shared/store/books/id-blocks';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
-import { IdBlockAllocator } from '../../shared/store/id-blocks';
 import { newBook, STAMP } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoSecretStore } from '../../shared/store/dynamodb-secret-store';
+import { DynamoSecretStore } from '../../shared/store/auth/dynamodb-secret-store';
 import { createTestTables } from '../support/dynamodb';
 
 describe('DynamoSecretStore (DynamoDB Local)', () => {

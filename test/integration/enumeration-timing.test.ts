@@ -4,8 +4,8 @@ import { Authenticator } from '../../shared/auth/authenticator';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AccountStore } from '../../shared/auth/ports';
-import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { DynamoNonceLedger } from '../../shared/store/auth/dynamodb-nonce-ledger';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 import {
   compareWrongPasswordTiming,

@@ -8,9 +8,9 @@ import { sourceTag } from '../../shared/auth/client-address';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../../shared/auth/lockout';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';
-import { accountKey } from '../../shared/store/account-items';
-import { DynamoNonceLedger } from '../../shared/store/dynamodb-nonce-ledger';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { accountKey } from '../../shared/store/auth/account-items';
+import { DynamoNonceLedger } from '../../shared/store/auth/dynamodb-nonce-ledger';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import {
   createPatientDocumentClient,
   createRecordingDocumentClient,

@@ -1,18 +1,18 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
-import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from '../../shared/store/book-items';
+import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from '../../shared/store/books/book-items';
+import { ID_BLOCK_GROW_WINDOW_MS, IdBlockAllocator, MIN_ID_BLOCK } from '../../shared/store/books/id-blocks';
+import { LayoutState } from '../../shared/store/books/layout-state';
 import { IdSpaceExhaustedError } from '../../shared/store/errors';
-import { ID_BLOCK_GROW_WINDOW_MS, IdBlockAllocator, MIN_ID_BLOCK } from '../../shared/store/id-blocks';
-import { LayoutState } from '../../shared/store/layout-state';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
-/** Id blocks on DynamoDB Local: the counter item is the only shared state, as across Lambda containers. */
+/** Id blocks on DynamoDB Local: the id-blocks item is the only shared state, as across Lambda containers. */
 let tables: Awaited<ReturnType<typeof createTestTables>>;
 let now = 0;
-const counter = async () =>
+const idBlocksItem = async () =>
   (await tables.documentClient.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }))).Item;
-const highMark = async () => (await counter())?.highMark;
+const highMark = async () => (await idBlocksItem())?.highMark;
 const setHighMark = (value: number) =>
   tables.documentClient.send(
     new PutCommand({ TableName: tables.names.books, Item: { ...ID_BLOCKS_KEY, highMark: value } }),
@@ -82,9 +82,9 @@ describe('ids handed out from blocks sized to the container’s own create rate'
     expect(await highMark()).toBe(10);
   });
 
-  it('marks a table whose counter its first reservation created as having only this layout', async () => {
+  it('marks a table whose id-blocks item its first reservation created as having only this layout', async () => {
     await allocator().allocate();
-    expect((await counter())?.layout).toBe('ranges');
+    expect((await idBlocksItem())?.layout).toBe('ranges');
   });
 
   it('hands out ids below 2^53−1 and refuses a block that would pass it, never an unsafe id', async () => {

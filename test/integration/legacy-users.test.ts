@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { migrateLegacyUsers } from '../../tools/legacy-users';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 

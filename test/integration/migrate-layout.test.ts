@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { migrateBooksTable } from '../../admin/migrate-layout';
 import type { Book } from '../../shared/books/types';
-import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book-items';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
-import { legacyBookKey } from '../../shared/store/legacy-layout';
+import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/books/book-items';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
+import { legacyBookKey } from '../../shared/store/books/legacy/legacy-layout';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
  * A table written by the older code (books under BOOK#<id mod 32>, as its store wrote them, with
- * their ISBN claims and the id counter), migrated while the service reads, changes, deletes and
+ * their ISBN claims and the id-blocks item), migrated while the service reads, changes, deletes and
  * creates books: afterwards every book is there once, as last written, and the invariants hold.
  */
 const OLD_BOOKS = 2_000;
@@ -35,7 +35,7 @@ const writeOlderTable = async (client: ReturnType<typeof createPatientDocumentCl
       requests = (UnprocessedItems?.[table] ?? []) as typeof requests;
     }
   }
-  // The older code's counter: ids reserved in blocks of 100, no layout mark.
+  // The older code's id-blocks item: ids reserved in blocks of 100, no layout mark.
   await client.send(new PutCommand({ TableName: table, Item: { ...ID_BLOCKS_KEY, highMark: OLD_BOOKS } }));
   return books;
 };

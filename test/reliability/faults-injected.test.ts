@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { bufferedHandler } from '../../local/streaming-response';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 import { createTestTables } from '../support/dynamodb';
 import { captureLogs } from '../support/log-capture';

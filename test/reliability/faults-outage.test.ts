@@ -9,12 +9,12 @@ import { userRecord } from '../../admin/user-records';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { createLocalServer } from '../../local/server';
 import { ensureTables } from '../../local/tables';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import {
   createDocumentClient,
   createDynamoClient,
   DYNAMODB_CALL_WORST_CASE_MS,
 } from '../../shared/store/dynamodb-client';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
 import { apiClient } from '../support/api-client';
 import { DEMO } from '../support/local-api';
 import { captureLogs } from '../support/log-capture';

@@ -3,8 +3,8 @@ import { promisify } from 'node:util';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
-import { toBookItem } from '../../shared/store/book-items';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { toBookItem } from '../../shared/store/books/book-items';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { newBook } from '../support/books';
 import { createTestTables } from '../support/dynamodb';
 

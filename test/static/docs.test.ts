@@ -11,6 +11,7 @@ import { PROJECT_ROOT } from '../../infra/bundling';
  */
 const DOCS = [
   'README.md',
+  'CONTRIBUTING.md',
   ...readdirSync(join(PROJECT_ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((file) => `docs/${file}`),
 ].filter((file) => file.endsWith('.md'));
 const read = (doc: string) => readFileSync(join(PROJECT_ROOT, doc), 'utf8');

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { userRecord } from '../../admin/user-records';
 import { createLocalServer, type LocalServerLimits } from '../../local/server';
-import { DynamoUserStore } from '../../shared/store/dynamodb-user-store';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { createTestTables } from './dynamodb';
 
 /**

@@ -6,7 +6,7 @@ import { captureLogs } from '../support/log-capture';
 Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false' });
 const { ListTooLargeError } = await import('../../shared/http/errors');
 const { jsonArrayChunks, STREAM_CHUNK_BYTES } = await import('../../shared/http/json-array');
-const { STREAMED_RESPONSE_MAX_BYTES } = await import('../../shared/books/limits');
+const { STREAMED_RESPONSE_MAX_BYTES } = await import('../../shared/http/lambda-limits');
 const {
   ListGrewPastCapError,
   ResponseBudgetError,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIST_MAX_BOOKS, STREAMED_RESPONSE_MAX_BYTES } from '../../shared/books/limits';
+import { DEFAULT_LIST_MAX_BOOKS } from '../../shared/books/limits';
 import { LARGEST_BOOK, MAX_LISTED_BOOK_BYTES } from '../../shared/books/list-limits';
 import { parseBookInput } from '../../shared/books/schemas';
 import { DEFAULTS, readSetting } from '../../shared/config';
+import { STREAMED_RESPONSE_MAX_BYTES } from '../../shared/http/lambda-limits';
 
 describe('the unpaged list’s default cap', () => {
   it('is derived from a book with every field at its longest and costliest in JSON, control characters included (stored before they were refused)', () => {

@@ -1,5 +1,9 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { areaScores, MUTATION_GOALS } from '../../tools/mutation-score';
+import { STORE_TESTS } from '../../vitest.stryker.config';
+import { PROJECT_ROOT } from '../support/source-files';
 
 const mutants = (...statuses: string[]) => ({ mutants: statuses.map((status) => ({ status })) });
 
@@ -26,5 +30,30 @@ describe("each area's mutation score, held to its own goal", () => {
 
   it('gives an area without mutants full marks rather than dividing by zero', () => {
     expect(areaScores({ files: {} }, ['http'])[0]).toMatchObject({ score: 100, detected: 0, undetected: 0 });
+  });
+});
+
+describe('the tests the mutation run takes for shared/store', () => {
+  it('are files that exist, so a renamed test cannot drop out of the score unnoticed', () => {
+    expect(STORE_TESTS.filter((file) => !existsSync(join(PROJECT_ROOT, file)))).toEqual([]);
+  });
+
+  it('are the store tests of today, each named, none by a glob', () => {
+    expect([...STORE_TESTS].sort()).toEqual([
+      'test/integration/book-store-conflicts.test.ts',
+      'test/integration/book-store-ranges.test.ts',
+      'test/integration/dynamodb-auth-store.test.ts',
+      'test/integration/dynamodb-book-store.test.ts',
+      'test/integration/dynamodb-secret-store.test.ts',
+      'test/integration/id-blocks.test.ts',
+    ]);
+  });
+
+  it('are the ones Stryker’s type checker compiles (tsconfig.stryker.json)', () => {
+    const { include } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'tsconfig.stryker.json'), 'utf8')) as {
+      include: string[];
+    };
+    expect(include.filter((entry) => entry.startsWith('test/integration/')).sort()).toEqual([...STORE_TESTS].sort());
+    expect(include.filter((entry) => entry.includes('*') && entry.startsWith('test/integration/'))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeAscending } from '../../shared/store/sorted-merge';
+import { mergeAscending } from '../../shared/store/books/sorted-merge';
 
 /** A source yielding `runs` (as a store yields pages) that records how many it gave and whether it was closed. */
 const source = (runs: number[][]) => {

@@ -6,7 +6,7 @@ import {
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normalizeIsbn } from '../../shared/books/normalize';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { ConcurrentUpdateError } from '../../shared/store/errors';
 import { MAX_WRITE_ATTEMPTS } from '../../shared/store/retry';
 import { newBook } from '../support/books';

@@ -5,10 +5,13 @@ import {
   DuplicateIsbnError,
   IdempotencyKeyReusedError,
   PreconditionFailedError,
-} from '../books/errors';
-import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, type IdempotentRequest } from '../books/idempotency';
-import { failedPrecondition, type VersionCondition } from '../books/preconditions';
-import type { Book, NewBook, VersionedBook } from '../books/types';
+} from '../../books/errors';
+import { IDEMPOTENCY_KEY_LIFETIME_SECONDS, type IdempotentRequest } from '../../books/idempotency';
+import { failedPrecondition, type VersionCondition } from '../../books/preconditions';
+import type { Book, NewBook, VersionedBook } from '../../books/types';
+import { StoreInvariantError } from '../errors';
+import { cancellationOf, type NamedWrite, transactWrite } from '../named-transactions';
+import { LostRace, RETRY, type Retry, retryOnConflict } from '../retry';
 import {
   type BookItem,
   bookKey,
@@ -21,10 +24,7 @@ import {
 } from './book-items';
 import { readBookItem } from './book-reads';
 import type { BookStoreContext } from './book-store-context';
-import { StoreInvariantError } from './errors';
-import { copyLegacyBook, isLegacyBookItem, legacyBookKey } from './legacy-layout';
-import { cancellationOf, type NamedWrite, transactWrite } from './named-transactions';
-import { LostRace, RETRY, type Retry, retryOnConflict } from './retry';
+import { copyLegacyBook, isLegacyBookItem, legacyBookKey } from './legacy/legacy-layout';
 import { updateExpression, versioned } from './update-expressions';
 
 /**

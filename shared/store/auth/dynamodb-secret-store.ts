@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { SecretStore } from '../auth/ports';
-import { isConditionalCheckFailure, StoreInvariantError } from './errors';
+import type { SecretStore } from '../../auth/ports';
+import { isConditionalCheckFailure, StoreInvariantError } from '../errors';
 
 /**
  * Per-deployment secrets kept in the auth table (pk = "SECRET#<name>"), such as the HMAC key of

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { AccountFailures, Run } from '../auth/account-failures';
-import type { Account, StoredUser } from '../auth/types';
+import type { AccountFailures, Run } from '../../auth/account-failures';
+import type { Account, StoredUser } from '../../auth/types';
 
 /**
  * How an account name is kept in the auth table. Every name, a user's or not, has one item under

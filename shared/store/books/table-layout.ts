@@ -1,7 +1,7 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TableLayoutError } from './errors';
-import { BOOKS_TABLE } from './tables';
+import { TableLayoutError } from '../errors';
+import { BOOKS_TABLE } from '../tables';
 
 /** The key attributes and indexes a table is declared with, in a comparable form. */
 const shapeOf = (keys: string[], indexes: string[]) => JSON.stringify({ keys, indexes: [...indexes].sort() });
@@ -12,7 +12,7 @@ const EXPECTED = shapeOf(
 );
 
 /**
- * Refuses a books table this version cannot read, rather than misreading it: an older layout (all
+ * Refuses a books table this version cannot read, rather than misreading it: the single-partition layout (all
  * books under one key, indexes byAuthor and byYear) or some other table. Tools call it before they
  * touch the data; the table's declaration is enough, no item is read.
  */

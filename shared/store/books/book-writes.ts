@@ -1,14 +1,14 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BookNotFoundError, PreconditionFailedError } from '../books/errors';
-import type { BookChange } from '../books/ports';
-import { failedPrecondition, type VersionCondition } from '../books/preconditions';
-import type { VersionedBook } from '../books/types';
+import { BookNotFoundError, PreconditionFailedError } from '../../books/errors';
+import type { BookChange } from '../../books/ports';
+import { failedPrecondition, type VersionCondition } from '../../books/preconditions';
+import type { VersionedBook } from '../../books/types';
+import { isConditionalCheckFailure, isTransactionConflict } from '../errors';
+import { LostRace, RETRY, retryOnConflict } from '../retry';
 import { type BookItem, bookKey, changedAttributes } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import type { BookTransactions } from './book-transactions';
-import { isConditionalCheckFailure, isTransactionConflict } from './errors';
-import { copyLegacyBook, readLegacyBookItem } from './legacy-layout';
-import { LostRace, RETRY, retryOnConflict } from './retry';
+import { copyLegacyBook, readLegacyBookItem } from './legacy/legacy-layout';
 import { itemAsItWas, updateExpression, versionConditions, versioned } from './update-expressions';
 
 /**

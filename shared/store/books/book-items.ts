@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { normalizeAuthor, normalizeIsbn } from '../books/normalize';
-import type { BookChange } from '../books/ports';
-import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../books/schemas';
-import { BOOK_FIELDS, type Book } from '../books/types';
+import { normalizeAuthor, normalizeIsbn } from '../../books/normalize';
+import type { BookChange } from '../../books/ports';
+import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../../books/schemas';
+import { BOOK_FIELDS, type Book } from '../../books/types';
 
 /**
  * The books table's item layout and the mappers between items and books, in one place: the store

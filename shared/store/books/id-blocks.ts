@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { IdSpaceExhaustedError, isConditionalCheckFailure } from '../errors';
 import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from './book-items';
-import { IdSpaceExhaustedError, isConditionalCheckFailure } from './errors';
 import { LayoutState, markRangesLayout } from './layout-state';
 import { itemAsItWas } from './update-expressions';
 
@@ -13,7 +13,7 @@ export const ID_BLOCK_GROW_WINDOW_MS = 20_000;
 const ALIGNED_ATTEMPTS = 4;
 
 /**
- * Hands out book ids from blocks reserved with one atomic update of the counter item each, sized to
+ * Hands out book ids from blocks reserved with one atomic update of the id-blocks item each, sized to
  * this container's own create rate: a quiet container reserves MIN_ID_BLOCK ids (so a container that
  * ends leaves at most one unused, and ids stay dense), and a container that used its block up within
  * ID_BLOCK_GROW_WINDOW_MS reserves ID_BLOCK_GROWTH times more next time, up to a whole id range
@@ -58,7 +58,7 @@ export class IdBlockAllocator {
     this.reservedAt = this.clock();
   }
 
-  /** `size` ids after the high mark; the counter's first write on a new table also marks it as having only this layout. */
+  /** `size` ids after the high mark; the id-blocks item's first write on a new table also marks it as having only this layout. */
   private async reserveBlock(size: number): Promise<[number, number]> {
     const { Attributes } = await this.client.send(
       new UpdateCommand({
@@ -77,7 +77,7 @@ export class IdBlockAllocator {
 
   /**
    * The next whole range above the high mark this container last saw, if nobody reserved past its
-   * start meanwhile (else the counter's value comes back with the failure and the next range is
+   * start meanwhile (else the id-blocks item's value comes back with the failure and the next range is
    * tried). The ids skipped below the range's start stay unused: the tail of the range before.
    */
   private async reserveRange(): Promise<[number, number]> {
@@ -109,7 +109,7 @@ export class IdBlockAllocator {
     return this.reserveBlock(BOOK_RANGE_SIZE);
   }
 
-  /** Books on a table whose counter this very reservation created can only be in this layout. */
+  /** Books on a table whose id-blocks item this very reservation created can only be in this layout. */
   private async markNewTable(): Promise<void> {
     const { Attributes } = await this.client.send(markRangesLayout(this.tableName));
     this.layout.learn(Attributes);

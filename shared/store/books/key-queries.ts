@@ -1,8 +1,8 @@
 import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { normalizeAuthor } from '../books/normalize';
-import type { Book, BookFilter } from '../books/types';
+import { normalizeAuthor } from '../../books/normalize';
+import type { Book, BookFilter } from '../../books/types';
 import {
   authorShardKey,
   BOOK_PROJECTION,
@@ -15,7 +15,7 @@ import {
   yearShardKey,
 } from './book-items';
 import type { BookStoreContext } from './book-store-context';
-import { LEGACY_BOOK_SHARDS, legacyBookPartition } from './legacy-layout';
+import { LEGACY_BOOK_SHARDS, legacyBookPartition } from './legacy/legacy-layout';
 
 /** A Query over one key, and the key it resumes after for a cursor's id. */
 export interface KeyQuery {

@@ -1,7 +1,7 @@
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { VersionCondition } from '../books/preconditions';
-import type { VersionedBook } from '../books/types';
+import type { VersionCondition } from '../../books/preconditions';
+import type { VersionedBook } from '../../books/types';
 import { type BookItem, toBook } from './book-items';
 
 export const versioned = (item: BookItem): VersionedBook => ({ book: toBook(item), version: Number(item.version) });

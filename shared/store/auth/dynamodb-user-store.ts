@@ -1,9 +1,9 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { UserStore } from '../auth/ports';
-import type { StoredUser } from '../auth/types';
+import type { UserStore } from '../../auth/ports';
+import type { StoredUser } from '../../auth/types';
+import { isConditionalCheckFailure } from '../errors';
 import { accountKey, toUser, toUserItem, type UserItem } from './account-items';
 import { DynamoAccountStore } from './dynamodb-account-store';
-import { isConditionalCheckFailure } from './errors';
 import { scanAccounts } from './scan-accounts';
 
 /**

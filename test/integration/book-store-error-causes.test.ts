@@ -7,7 +7,7 @@ import {
   IdempotencyKeyReusedError,
   PreconditionFailedError,
 } from '../../shared/books/errors';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { ConcurrentUpdateError, StoreInvariantError } from '../../shared/store/errors';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';

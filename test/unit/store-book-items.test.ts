@@ -1,7 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Book } from '../../shared/books/types';
-import { BOOK_PROJECTION, bookFromAttributes, toBook, toBookItem } from '../../shared/store/book-items';
+import { BOOK_PROJECTION, bookFromAttributes, toBook, toBookItem } from '../../shared/store/books/book-items';
 import { STAMP } from '../support/books';
 
 const book: Book = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findViolations } from '../../admin/invariants';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { Book } from '../../shared/books/types';
-import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book-items';
+import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/books/book-items';
 
 /**
  * The invariant checker over items as a scan returns them (test/reliability/invariants.test.ts seeds
@@ -23,11 +23,11 @@ const bookItem = (id: number, extra: Partial<Book> = {}): Record<string, unknown
   ...toBookItem(book(id, extra), 1),
 });
 const claim = (isbn: string, bookId: unknown) => ({ ...isbnClaimKey(isbn), bookId });
-const counter = (highMark: number) => ({ ...ID_BLOCKS_KEY, highMark });
+const idBlocks = (highMark: number) => ({ ...ID_BLOCKS_KEY, highMark });
 /** A consistent table: books with their claims and the id blocks item. */
 const table = (ids: number[], highMark = 100) => [
   ...ids.flatMap((id) => [bookItem(id), claim(`978-${id}`, id)]),
-  counter(highMark),
+  idBlocks(highMark),
 ];
 
 describe('findViolations: Idempotency-Key records', () => {
@@ -41,7 +41,7 @@ describe('findViolations: Idempotency-Key records', () => {
   });
 
   it('counts live records that agree with their books, and nothing is wrong', () => {
-    const items = [keyed(1, 'IDEMPOTENCY#a'), claim('978-1', 1), record('IDEMPOTENCY#a', 1), counter(100)];
+    const items = [keyed(1, 'IDEMPOTENCY#a'), claim('978-1', 1), record('IDEMPOTENCY#a', 1), idBlocks(100)];
     expect(findViolations(items, now)).toStrictEqual({
       books: 1,
       claims: 1,
@@ -58,7 +58,7 @@ describe('findViolations: Idempotency-Key records', () => {
       record('IDEMPOTENCY#a', 1),
       record('IDEMPOTENCY#b', 7),
       record('IDEMPOTENCY#other', 1),
-      counter(100),
+      idBlocks(100),
     ];
     expect(findViolations(items, now).violations).toStrictEqual([
       {
@@ -81,7 +81,7 @@ describe('findViolations: Idempotency-Key records', () => {
       keyed(3, 'IDEMPOTENCY#taken'),
       claim('978-3', 3),
       record('IDEMPOTENCY#taken', 3),
-      counter(100),
+      idBlocks(100),
     ];
     expect(findViolations(items, now).violations).toStrictEqual([
       { kind: 'missing-key-record', message: "Book 1's Idempotency-Key record is missing or another's" },
@@ -94,7 +94,7 @@ describe('findViolations: Idempotency-Key records', () => {
       keyed(1, 'IDEMPOTENCY#gone', seconds),
       claim('978-1', 1),
       record('IDEMPOTENCY#stale', 9, seconds),
-      counter(100),
+      idBlocks(100),
     ];
     expect(findViolations(items, now)).toMatchObject({ keyRecords: 0, violations: [] });
     expect(findViolations(items, now - 1000).violations.map((v) => v.kind)).toStrictEqual([
@@ -117,7 +117,7 @@ describe('findViolations', () => {
 
   it('an empty table is consistent, with no id reserved yet', () => {
     expect(findViolations([])).toStrictEqual({ books: 0, claims: 0, keyRecords: 0, lastId: 0, violations: [] });
-    expect(findViolations([counter(100)])).toStrictEqual({
+    expect(findViolations([idBlocks(100)])).toStrictEqual({
       books: 0,
       claims: 0,
       keyRecords: 0,
@@ -127,13 +127,13 @@ describe('findViolations', () => {
   });
 
   it('missing-claim: a book whose ISBN nobody claims', () => {
-    expect(findViolations([bookItem(1), counter(100)]).violations).toStrictEqual([
+    expect(findViolations([bookItem(1), idBlocks(100)]).violations).toStrictEqual([
       { kind: 'missing-claim', message: "Book 1's ISBN 9781 has no claim item" },
     ]);
   });
 
   it('foreign-claim and orphan-claim: a claim that points at another book', () => {
-    const items = [bookItem(1), bookItem(2), claim('978-1', 1), claim('978-2', 1), counter(100)];
+    const items = [bookItem(1), bookItem(2), claim('978-1', 1), claim('978-2', 1), idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'foreign-claim', message: "Book 2's ISBN 9782 is claimed by book 1" },
       { kind: 'orphan-claim', message: 'Claim on ISBN 9782 points at book 1, which does not hold it' },
@@ -147,7 +147,7 @@ describe('findViolations', () => {
   });
 
   it('duplicate-isbn: two books with one normalised ISBN (the second claim cannot exist)', () => {
-    const items = [bookItem(1, { isbn: '978-1' }), bookItem(2, { isbn: '9781' }), claim('978-1', 1), counter(100)];
+    const items = [bookItem(1, { isbn: '978-1' }), bookItem(2, { isbn: '9781' }), claim('978-1', 1), idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'foreign-claim', message: "Book 2's ISBN 9781 is claimed by book 1" },
       { kind: 'duplicate-isbn', message: 'Books 1, 2 share the ISBN 9781' },
@@ -155,7 +155,7 @@ describe('findViolations', () => {
   });
 
   it('stale-isbn-key: a book whose stored isbnKey is not its normalised ISBN', () => {
-    const items = [{ ...bookItem(1), isbnKey: '9780' }, claim('978-1', 1), counter(100)];
+    const items = [{ ...bookItem(1), isbnKey: '9780' }, claim('978-1', 1), idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'stale-isbn-key', message: 'Book 1 has isbnKey 9780, not 9781' },
     ]);
@@ -164,7 +164,7 @@ describe('findViolations', () => {
   it.each(['authorKey', 'authorShard', 'yearShard'])(
     'stale-index-key: a book whose %s does not follow from its author, year and id',
     (name) => {
-      const items = [{ ...bookItem(3), [name]: 'stale' }, claim('978-3', 3), counter(100)];
+      const items = [{ ...bookItem(3), [name]: 'stale' }, claim('978-3', 3), idBlocks(100)];
       expect(findViolations(items).violations).toStrictEqual([
         { kind: 'stale-index-key', message: "Book 3's index keys do not match its author, year and id" },
       ]);
@@ -180,7 +180,7 @@ describe('findViolations', () => {
       [MAX_BOOK_ID + 1, MAX_BOOK_ID + 1],
       ['5', '5'],
     ]) {
-      const items = [{ ...bookItem(5), pk: 'BOOKS#0', sk, id }, claim('978-5', 5), counter(100)];
+      const items = [{ ...bookItem(5), pk: 'BOOKS#0', sk, id }, claim('978-5', 5), idBlocks(100)];
       const report = findViolations(items);
       expect(report.books).toBe(0);
       expect(report.violations[0]).toStrictEqual({
@@ -191,12 +191,12 @@ describe('findViolations', () => {
   });
 
   it('accepts the highest id there is, MAX_BOOK_ID', () => {
-    const items = [bookItem(MAX_BOOK_ID), claim(`978-${MAX_BOOK_ID}`, MAX_BOOK_ID), counter(MAX_BOOK_ID)];
+    const items = [bookItem(MAX_BOOK_ID), claim(`978-${MAX_BOOK_ID}`, MAX_BOOK_ID), idBlocks(MAX_BOOK_ID)];
     expect(findViolations(items)).toMatchObject({ books: 1, violations: [] });
   });
 
   it('wrong-shard: a book under another shard’s partition key', () => {
-    const items = [{ ...bookItem(1), pk: 'BOOKS#2' }, claim('978-1', 1), counter(100)];
+    const items = [{ ...bookItem(1), pk: 'BOOKS#2' }, claim('978-1', 1), idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'wrong-shard', message: 'Book 1 is under BOOKS#2, not BOOKS#0' },
     ]);
@@ -230,7 +230,7 @@ describe('findViolations', () => {
       { pk: 'ID_BLOCKS', sk: 1, highMark: 5 },
       { pk: 'OTHER', sk: 0 },
       { pk: 7, sk: 0 },
-      counter(100),
+      idBlocks(100),
     ];
     expect(findViolations(items)).toStrictEqual({
       books: 0,
@@ -248,7 +248,7 @@ describe('findViolations', () => {
     });
   });
 
-  it('reads the counter’s highMark as a number, as DynamoDB’s document client may give it', () => {
+  it('reads the id-blocks item’s highMark as a number, as DynamoDB’s document client may give it', () => {
     expect(findViolations([{ ...ID_BLOCKS_KEY, highMark: '300' }]).lastId).toBe(300);
   });
 });

@@ -5,10 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { ensureTables } from '../../local/tables';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
-import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/book-items';
-import { DynamoBookStore } from '../../shared/store/dynamodb-book-store';
+import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/books/book-items';
+import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
+import { assertBooksTableLayout } from '../../shared/store/books/table-layout';
 import { TableLayoutError } from '../../shared/store/errors';
-import { assertBooksTableLayout } from '../../shared/store/table-layout';
 import { BOOKS_TABLE } from '../../shared/store/tables';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
@@ -113,7 +113,7 @@ describe('the range layout of the book store', () => {
     const gets = recorded.sent.filter((command) => command.name === 'GetItemCommand');
     const tableQueries = recorded.sent.filter((command) => command.name === 'QueryCommand');
     expect(gets.every((command) => command.input.ConsistentRead === true)).toBe(true);
-    // A Query per range up to the highest id reserved (ranges 0 and 1), and one read of the counter to know that.
+    // A Query per range up to the highest id reserved (ranges 0 and 1), and one read of the id-blocks item to know that.
     expect(gets).toHaveLength(2);
     expect(tableQueries.every((command) => command.input.ConsistentRead === true && !command.input.IndexName)).toBe(
       true,
@@ -175,7 +175,7 @@ describe('the range layout of the book store', () => {
   });
 });
 
-describe('a books table in the older layout', () => {
+describe('a books table in the single-partition layout', () => {
   it('is refused by npm start’s table set-up and by the invariant checker, with a message saying what to do', async () => {
     const tables = await createTestTables();
     const name = `old-${Date.now()}`;

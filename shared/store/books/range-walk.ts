@@ -1,6 +1,6 @@
 import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { Book } from '../books/types';
+import type { Book } from '../../books/types';
 import { BOOK_PROJECTION, bookFromAttributes, bookPartition, bookRangeOf } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 
@@ -17,8 +17,8 @@ export interface WalkOptions {
   pageSize: number;
   /** With no limit (a whole list), the next Query is sent as soon as the current one answers. */
   readAhead: boolean;
-  /** The counter was read for this walk already: where ids end is known, no second read. */
-  counterRead: boolean;
+  /** The id-blocks item was read for this walk already: where ids end is known, no second read. */
+  idBlocksRead: boolean;
 }
 
 /**
@@ -26,7 +26,7 @@ export interface WalkOptions {
  * per range (more only for a range whose books pass the page size), so a page of neighbours is one
  * Query, two at a range boundary. The walk ends at the range of the highest id reserved: up to the
  * high mark this container knows it needs no call; past it, one strongly consistent read of the
- * counter says whether others reserved more (a walk reads it at most once). An empty range (a busy
+ * id-blocks item says whether others reserved more (a walk reads it at most once). An empty range (a busy
  * container's range, reserved and then left unused as the container ended) costs a Query that
  * returns nothing; docs/data-model.md bounds how many there can be.
  */
@@ -40,7 +40,7 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
     }),
   };
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-  let counterRead = options.counterRead;
+  let idBlocksRead = options.idBlocksRead;
   const lastRange = () => bookRangeOf(layout.knownHighMark);
   const read = ({ range, startKey }: Position) => {
     const page = client.send(
@@ -61,9 +61,9 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
   while (true) {
     if (!pending) {
       if (position.range > lastRange()) {
-        if (counterRead) return;
+        if (idBlocksRead) return;
         await layout.refresh(context);
-        counterRead = true;
+        idBlocksRead = true;
         if (position.range > lastRange()) return;
       }
       pending = read(position);

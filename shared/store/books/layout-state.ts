@@ -1,13 +1,13 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_BLOCKS_KEY } from './book-items';
 
-/** The counter item's mark that no book is left in the older `BOOK#<id mod 32>` layout. */
+/** The id-blocks item's mark that no book is left in the older `BOOK#<id mod 32>` layout. */
 export const RANGES_LAYOUT = 'ranges';
 
 /**
  * The write that marks a table as holding books in the range layout only: on a new table (no book
  * was ever in the older layout) and at the end of a migration's copy. The mark never reverts.
- * It returns the counter item, for LayoutState.learn.
+ * It returns the id-blocks item, for LayoutState.learn.
  */
 export const markRangesLayout = (tableName: string) =>
   new UpdateCommand({
@@ -19,14 +19,14 @@ export const markRangesLayout = (tableName: string) =>
     ReturnValues: 'ALL_NEW',
   });
 
-/** What the counter item says: the last id reserved, and whether the older layout is gone. */
-export interface CounterState {
+/** What the id-blocks item says: the last id reserved, and whether the older layout is gone. */
+export interface IdBlocksState {
   highMark: number;
   migrated: boolean;
 }
 
 /**
- * What this container knows of the table, learnt from the counter item whenever it is read or
+ * What this container knows of the table, learnt from the id-blocks item whenever it is read or
  * written: the highest id reserved (a lower bound: other containers reserve too) and whether the
  * older layout is gone. The latter never reverts, so once seen it costs no call again: a migrated
  * table's reads never look at the older layout.
@@ -44,15 +44,15 @@ export class LayoutState {
     return this.migratedSeen;
   }
 
-  learn(attributes: Record<string, unknown> | undefined): CounterState {
+  learn(attributes: Record<string, unknown> | undefined): IdBlocksState {
     const highMark = Number(attributes?.highMark ?? 0);
     if (Number.isSafeInteger(highMark) && highMark > this.highMark) this.highMark = highMark;
     if (attributes?.layout === RANGES_LAYOUT) this.migratedSeen = true;
     return { highMark: this.highMark, migrated: this.migratedSeen };
   }
 
-  /** One strongly consistent read of the counter item: books created before it have ids up to its high mark. */
-  async refresh({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Promise<CounterState> {
+  /** One strongly consistent read of the id-blocks item: books created before it have ids up to its high mark. */
+  async refresh({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Promise<IdBlocksState> {
     const { Item } = await client.send(
       new GetCommand({ TableName: tableName, Key: ID_BLOCKS_KEY, ConsistentRead: true }),
     );

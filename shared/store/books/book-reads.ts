@@ -1,8 +1,8 @@
 import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { normalizeAuthor } from '../books/normalize';
-import type { ListOptions } from '../books/ports';
-import type { Book, BookFilter } from '../books/types';
+import { normalizeAuthor } from '../../books/normalize';
+import type { ListOptions } from '../../books/ports';
+import type { Book, BookFilter } from '../../books/types';
 import {
   authorShardKey,
   type BookItem,
@@ -14,7 +14,7 @@ import {
 } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import { attributeValueForm, indexQueries, type KeyQuery, legacyShardQueries, queryPages } from './key-queries';
-import { readLegacyBookItem } from './legacy-layout';
+import { readLegacyBookItem } from './legacy/legacy-layout';
 import { rangePages } from './range-walk';
 import { mergeAscending } from './sorted-merge';
 
@@ -24,7 +24,7 @@ const RANGES_AT_ONCE = 16;
 
 /**
  * Strongly consistent, straight to the book's own key. While the table may still hold the older
- * layout, a miss also reads the book's older key and the counter (whose mark ends that for good).
+ * layout, a miss also reads the book's older key and the id-blocks item (whose mark ends that for good).
  */
 export const readBookItem = async (context: BookStoreContext, id: number): Promise<BookItem | undefined> => {
   const { Item } = await context.client.send(
@@ -66,7 +66,7 @@ async function* unfilteredBooks(context: BookStoreContext, options: ListOptions)
     limit: options.limit,
     pageSize: options.limit ?? streamPageItems(1 + keys.length),
     readAhead: options.limit === undefined,
-    counterRead: legacy,
+    idBlocksRead: legacy,
   });
   yield* mergeKeys(context, keys, options, [walk]);
 }
@@ -91,7 +91,7 @@ const mergeKeys = (
 
 /**
  * The matches counted with `Select: COUNT`, over the same keys as `iterateBooks` (every id range up
- * to the counter's high mark, or the filter's index shards): DynamoDB returns only the number of
+ * to the id-blocks item's high mark, or the filter's index shards): DynamoDB returns only the number of
  * items of each page (up to 1 MB read per call), so nothing is held but the running total. Ranges
  * are small (BOOK_RANGE_SIZE books) and many, so RANGES_AT_ONCE are counted at a time; index shards
  * are few and large, COUNT_KEYS_AT_ONCE at a time. Counting stops at the next page once the total
@@ -125,7 +125,7 @@ export const countBooks = async (context: BookStoreContext, filter: BookFilter, 
   return Math.min(total, upTo);
 };
 
-/** Every id range up to the counter's high mark, and the older layout's shards while they remain. */
+/** Every id range up to the id-blocks item's high mark, and the older layout's shards while they remain. */
 const countedRanges = async (context: BookStoreContext): Promise<QueryCommandInput[]> => {
   const { highMark, migrated } = await context.layout.refresh(context);
   const ranges = Array.from({ length: bookRangeOf(highMark) + 1 }, (_, range) => ({

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type BookItem, bookKey } from './book-items';
-import type { BookStoreContext } from './book-store-context';
-import { isTransactionConflict } from './errors';
-import { cancellationOf, type NamedWrite, transactWrite } from './named-transactions';
+import { isTransactionConflict } from '../../errors';
+import { cancellationOf, type NamedWrite, transactWrite } from '../../named-transactions';
+import { type BookItem, bookKey } from '../book-items';
+import type { BookStoreContext } from '../book-store-context';
 
 /**
  * The older layout, `BOOK#<id mod 32>`, read while a table migrates (tools/migrate.ts) and written

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AccountFailures } from '../auth/account-failures';
-import type { AccountStore } from '../auth/ports';
-import type { Account } from '../auth/types';
+import type { AccountFailures } from '../../auth/account-failures';
+import type { AccountStore } from '../../auth/ports';
+import type { Account } from '../../auth/types';
+import { isConditionalCheckFailure } from '../errors';
 import {
   type AccountItem,
   accountKey,
@@ -12,7 +13,6 @@ import {
   toFailures,
   toRunsAttribute,
 } from './account-items';
-import { isConditionalCheckFailure } from './errors';
 import { scanAccounts } from './scan-accounts';
 
 /** An account name with a failure record, as the users tool lists them. */

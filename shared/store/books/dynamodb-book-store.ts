@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IdempotentRequest } from '../books/idempotency';
-import type { BookChange, BookStore, ListOptions } from '../books/ports';
-import type { VersionCondition } from '../books/preconditions';
-import type { Book, BookFilter, NewBook, VersionedBook } from '../books/types';
+import type { IdempotentRequest } from '../../books/idempotency';
+import type { BookChange, BookStore, ListOptions } from '../../books/ports';
+import type { VersionCondition } from '../../books/preconditions';
+import type { Book, BookFilter, NewBook, VersionedBook } from '../../books/types';
 import { countBooks, iterateBooks, readBookItem } from './book-reads';
 import type { BookStoreContext } from './book-store-context';
 import { BookTransactions } from './book-transactions';
@@ -49,7 +49,7 @@ export class DynamoBookStore implements BookStore {
   }
 
   /**
-   * Unfiltered, on a migrated table: the highest id reserved (one read of the counter), which no
+   * Unfiltered, on a migrated table: the highest id reserved (one read of the id-blocks item), which no
    * number of books can exceed; a catalogue under the list cap by it needs no count.
    */
   async upperBound(filter: BookFilter): Promise<number | undefined> {

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { NonceLedger } from '../auth/ports';
-import { isConditionalCheckFailure } from './errors';
+import type { NonceLedger } from '../../auth/ports';
+import { isConditionalCheckFailure } from '../errors';
 
 /** Spent nonces, one conditional write each; DynamoDB's TTL removes them once they could no longer be used. */
 export class DynamoNonceLedger implements NonceLedger {
