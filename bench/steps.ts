@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
-import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { startLocalDatabase } from '../local/dynoxide';
 import { lambdaContext } from '../local/gateway';
 import { ensureTables } from '../local/tables';
 import { ENV, toEnvironment } from '../shared/config';
@@ -162,7 +162,7 @@ export interface BenchDatabase {
  * the function bundles read, as a container would see it.
  */
 export const setUpDatabase = async (): Promise<BenchDatabase> => {
-  const database = await startDynamoDbLocal();
+  const database = await startLocalDatabase();
   let meter: DynamoMeter;
   try {
     meter = await startDynamoMeter(database.endpoint);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
+import { type LocalDatabase, startLocalDatabase } from '../local/dynoxide';
 import { endpointFile } from '../local/endpoint-file';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
 import { ENV, readSetting } from '../shared/config';
@@ -49,13 +49,13 @@ export const openDatabase = async ({ aws, region, endpoint, log }: DatabaseOptio
       close: async () => undefined,
     };
   }
-  let local: DynamoDbLocal | undefined;
+  let local: LocalDatabase | undefined;
   let url = endpoint ?? readSetting('dynamodbEndpoint');
   const dataDir = process.env.DATA_DIR || '.data';
   if (!url && existsSync(endpointFile(dataDir))) url = readFileSync(endpointFile(dataDir), 'utf8').trim();
   if (!url) {
     log?.(`npm start is not running; opening ${dataDir} ...`);
-    local = await startDynamoDbLocal({ dataDir });
+    local = await startLocalDatabase({ dataDir });
     url = local.endpoint;
   }
   return { client: createDocumentClient(url), endpoint: url, where: url, close: async () => local?.stop() };

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
 
 /** Every `npm start` this file spawned, so none outlives a failed assertion. */
 const spawned: ReturnType<typeof spawn>[] = [];

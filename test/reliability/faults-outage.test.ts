@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { userRecord } from '../../admin/user-records';
-import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { type LocalDatabase, startLocalDatabase } from '../../local/dynoxide';
+import { freePort } from '../../local/ports';
 import { createLocalServer } from '../../local/server';
 import { ensureTables } from '../../local/tables';
 import {
@@ -27,7 +28,7 @@ const GENERIC_500 = { timestamp: expect.any(String), status: 500, message: 'An u
 const names = { books: 'books', auth: 'auth' };
 const dataDir = mkdtempSync(join(tmpdir(), 'books-outage-'));
 let port: number;
-let database: DynamoDbLocal | undefined;
+let database: LocalDatabase | undefined;
 const servers: Server[] = [];
 const logs = captureLogs();
 
@@ -40,7 +41,7 @@ const listen = async (publicReads: boolean) => {
 
 beforeAll(async () => {
   port = await freePort();
-  database = await startDynamoDbLocal({ dataDir, port });
+  database = await startLocalDatabase({ dataDir, port });
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: database.endpoint,
     BOOKS_TABLE_NAME: names.books,
@@ -94,7 +95,7 @@ describe('DynamoDB Local stopped while the server runs', () => {
     expect(errors).toHaveLength(2);
     for (const line of errors) expect(JSON.stringify(line)).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/);
 
-    database = await startDynamoDbLocal({ dataDir, port });
+    database = await startLocalDatabase({ dataDir, port });
     const read = await api.call('GET', `/api/books/${created.json.id}`);
     expect(read.status).toBe(200);
     expect(read.json).toEqual(created.json);

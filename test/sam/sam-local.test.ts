@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machineArchitecture } from '../../infra/constructs/route-function';
-import { freePort } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
 import { ROUTES } from '../../shared/api/routes';
 import { BASIC_DEMO } from '../support/local-api';
 import { startTool } from '../support/tool-process';
