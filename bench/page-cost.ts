@@ -150,7 +150,7 @@ export const renderPageCost = ([before, after]: PageCost[], books: number): stri
   ].join('\n');
 };
 
-/** `tsx bench/page-cost.ts [books]`: this measurement alone, on its own DynamoDB Local. */
+/** `tsx bench/page-cost.ts [books]`: this measurement alone, on its own Dynoxide. */
 if (process.argv[1]?.endsWith('page-cost.ts')) {
   const books = Number(process.argv[2] ?? 2_000);
   const database = await startLocalDatabase();

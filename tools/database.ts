@@ -32,7 +32,7 @@ export interface Database {
   endpoint?: string;
   /** Where the tables are, for messages. */
   where: string;
-  /** Stops the DynamoDB Local this command opened, if it opened one. */
+  /** Stops the Dynoxide this command opened, if it opened one. */
   close: () => Promise<void>;
 }
 

@@ -3,7 +3,7 @@ import { SAMPLE_CATALOGUE } from '../../tools/sample-catalogue';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 import { runTool } from '../support/tool-process';
 
-/** `npm run seed` against the local server on DynamoDB Local, as a user runs it. */
+/** `npm run seed` against the local server on Dynoxide, as a user runs it. */
 const run = (args: string[], input?: string) => runTool('seed', args, input);
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;

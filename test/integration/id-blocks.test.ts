@@ -7,7 +7,7 @@ import { ID_BLOCK_GROW_WINDOW_MS, IdBlockAllocator, MIN_ID_BLOCK } from '../../s
 import { LayoutState } from '../../shared/store/layout-state';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
-/** Id blocks on DynamoDB Local: the counter item is the only shared state, as across Lambda containers. */
+/** Id blocks on Dynoxide: the counter item is the only shared state, as across Lambda containers. */
 let tables: Awaited<ReturnType<typeof createTestTables>>;
 let now = 0;
 const counter = async () =>

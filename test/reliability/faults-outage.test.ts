@@ -21,7 +21,7 @@ import { DEMO } from '../support/local-api';
 import { captureLogs } from '../support/log-capture';
 
 /**
- * DynamoDB going away under a running server: this file starts its own DynamoDB Local (on disk, on a
+ * DynamoDB going away under a running server: this file starts its own Dynoxide (on disk, on a
  * fixed port) so it can stop and restart it without touching the run's shared one.
  */
 const GENERIC_500 = { timestamp: expect.any(String), status: 500, message: 'An unexpected error occurred' };
@@ -66,7 +66,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('DynamoDB Local stopped while the server runs', () => {
+describe('Dynoxide stopped while the server runs', () => {
   it('answers the generic 500 in bounded time while it is down, and serves the data again once it is back', async () => {
     const api = await listen(false);
     const publicApi = await listen(true); // GETs skip the authorizer, so the handler meets the outage itself
