@@ -7,7 +7,7 @@ import { acceptsConnections, freePort } from './ports';
 
 /*
  * The local database under `npm start`, the tests, the soak rounds, the tools and the bench:
- * Dynoxide, an open-source DynamoDB emulator (docs/decisions/0001-dynoxide-local-database.md).
+ * Dynoxide, an open-source DynamoDB emulator (docs/decisions/dynoxide-local-database.md).
  * It stays a separate process speaking DynamoDB's HTTP API, so DYNAMODB_ENDPOINT can swap in any
  * other DynamoDB.
  */

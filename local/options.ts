@@ -20,7 +20,7 @@ Environment:
   DYNAMODB_HOST      address that Dynoxide listens on (default 127.0.0.1; for sam local on
                      Linux, the Docker bridge's address: see docs/sam.md)
   DYNOXIDE_BIN       the Dynoxide binary to run (default: the npm package on linux-x64, else
-                     dynoxide-rs built once with cargo; see docs/decisions/0001-dynoxide-local-database.md)
+                     dynoxide-rs built once with cargo; see docs/decisions/dynoxide-local-database.md)
   ${ENV.booksTableName}   books table (default ${DEFAULT_TABLE_NAMES.books})
   ${ENV.authTableName}    auth table (default ${DEFAULT_TABLE_NAMES.auth})
   LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo)
