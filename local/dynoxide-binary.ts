@@ -45,20 +45,20 @@ const CACHE = resolve(
   '.cache',
   `${DYNOXIDE_CRATE.name}-${DYNOXIDE_CRATE.version}`,
 );
-const cachedBinary = () => join(CACHE, 'bin', process.platform === 'win32' ? 'dynoxide.exe' : 'dynoxide');
+const cachedBinary = (cache: string) => join(cache, 'bin', process.platform === 'win32' ? 'dynoxide.exe' : 'dynoxide');
 
-const hasCargo = () => spawnSync('cargo', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasCargo = (env: NodeJS.ProcessEnv) => spawnSync('cargo', ['--version'], { stdio: 'ignore', env }).status === 0;
 
 /** `cargo install` into a scratch folder renamed into place, so concurrent starts never run half a build. */
-const buildWithCargo = async (log: (line: string) => void) => {
-  mkdirSync(dirname(CACHE), { recursive: true });
-  const scratch = mkdtempSync(`${CACHE}-`);
+const buildWithCargo = async (cache: string, env: NodeJS.ProcessEnv, log: (line: string) => void) => {
+  mkdirSync(dirname(cache), { recursive: true });
+  const scratch = mkdtempSync(`${cache}-`);
   log(
-    `Building Dynoxide (${DYNOXIDE_CRATE.name} ${DYNOXIDE_CRATE.version}) with cargo into ${CACHE}: once, a few minutes ...`,
+    `Building Dynoxide (${DYNOXIDE_CRATE.name} ${DYNOXIDE_CRATE.version}) with cargo into ${cache}: once, a few minutes ...`,
   );
   const args = ['install', '--locked', '--root', scratch, DYNOXIDE_CRATE.name, '--version', DYNOXIDE_CRATE.version];
   const status = await new Promise<number | null>((done) => {
-    const cargo = spawn('cargo', args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    const cargo = spawn('cargo', args, { stdio: ['ignore', 'inherit', 'inherit'], env });
     cargo.once('error', () => done(null));
     cargo.once('exit', done);
   });
@@ -69,7 +69,7 @@ const buildWithCargo = async (log: (line: string) => void) => {
     );
   }
   try {
-    renameSync(scratch, CACHE);
+    renameSync(scratch, cache);
   } catch {
     rmSync(scratch, { recursive: true, force: true }); // another start got there first
   }
@@ -79,26 +79,35 @@ const buildWithCargo = async (log: (line: string) => void) => {
 export interface BinaryOptions {
   env?: NodeJS.ProcessEnv;
   log?: ((line: string) => void) | undefined;
+  /** Where the npm package's binary is; tests stand in for a platform it does not serve. */
+  packaged?: () => string | undefined;
+  /** Where cargo builds it (the default is under node_modules/.cache). */
+  cache?: string;
 }
 
 /** The path of the Dynoxide binary to run, building it first when only cargo can provide one. */
-export const dynoxideBinary = async ({ env = process.env, log = console.log }: BinaryOptions = {}): Promise<string> => {
+export const dynoxideBinary = async ({
+  env = process.env,
+  log = console.log,
+  packaged = fromPackage,
+  cache = CACHE,
+}: BinaryOptions = {}): Promise<string> => {
   const given = env.DYNOXIDE_BIN;
   if (given) {
     if (executable(given)) return given;
     throw new DynoxideMissingError(`DYNOXIDE_BIN is "${given}", which is not an executable file`);
   }
-  const packaged = fromPackage();
-  if (packaged) return packaged;
-  if (executable(cachedBinary())) return cachedBinary();
-  if (!hasCargo()) {
+  const fromNpm = packaged();
+  if (fromNpm) return fromNpm;
+  if (executable(cachedBinary(cache))) return cachedBinary(cache);
+  if (!hasCargo(env)) {
     throw new DynoxideMissingError(
       `no Dynoxide for ${process.platform}-${process.arch}: the npm package ${PLATFORM_PACKAGE} serves linux-x64 only (run npm ci there). ` +
         `Elsewhere install Rust (cargo 1.88 or later) so that the project builds ${DYNOXIDE_CRATE.name} ${DYNOXIDE_CRATE.version} once, ` +
         'or set DYNOXIDE_BIN to a dynoxide binary, or DYNAMODB_ENDPOINT to a running DynamoDB.',
     );
   }
-  await buildWithCargo(log);
-  if (!existsSync(cachedBinary())) throw new DynoxideMissingError(`cargo built no ${cachedBinary()}`);
-  return cachedBinary();
+  await buildWithCargo(cache, env, log);
+  if (!existsSync(cachedBinary(cache))) throw new DynoxideMissingError(`cargo built no ${cachedBinary(cache)}`);
+  return cachedBinary(cache);
 };
