@@ -1,10 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../local/ports';
+import { createDynamoClient } from '../../shared/store/dynamodb-client';
 
 /** Every `npm start` this file spawned, so none outlives a failed assertion. */
 const spawned: ReturnType<typeof spawn>[] = [];
@@ -191,6 +194,36 @@ describe('npm start', () => {
     expect(run.output()).toContain('move it out of the folder');
     expect(existsSync(join(folder, 'dynoxide.db'))).toBe(false);
     expect(readFileSync(join(folder, 'shared-local-instance.db'), 'utf8')).toBe('DynamoDB Local wrote this');
+    rmSync(folder, { recursive: true, force: true });
+  }, 60_000);
+
+  it('uses the DynamoDB that DYNAMODB_ENDPOINT names, and starts none of its own', async () => {
+    const endpoint = inject('dynamoEndpoint'); // the run's database: any DynamoDB would do
+    const folder = mkdtempSync(join(tmpdir(), 'books-endpoint-'));
+    const suffix = randomUUID().slice(0, 8);
+    const port = await freePort();
+    const run = start({
+      DATA_DIR: folder,
+      PORT: String(port),
+      DYNAMODB_ENDPOINT: endpoint,
+      BOOKS_TABLE_NAME: `books-${suffix}`,
+      AUTH_TABLE_NAME: `auth-${suffix}`,
+    });
+    await run.waitFor('listening on');
+    expect(run.output()).toContain(`Using DynamoDB at ${endpoint}`);
+    expect(run.output()).not.toContain('Starting the local database');
+    const created = await fetch(`http://127.0.0.1:${port}/api/books`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: DEMO },
+      body: JSON.stringify({ title: 'Elsewhere', author: 'A', isbn: `endpoint-${suffix}`, publicationYear: 2001 }),
+    });
+    expect(created.status).toBe(201);
+    // The tables and the book are in that database: a scan of the books table finds the ISBN.
+    const { Items } = await createDynamoClient(endpoint).send(new ScanCommand({ TableName: `books-${suffix}` }));
+    expect(JSON.stringify(Items)).toContain(`endpoint-${suffix}`);
+    expect(existsSync(join(folder, 'dynoxide.db'))).toBe(false);
+    expect(existsSync(join(folder, 'dynoxide.pid'))).toBe(false);
+    expect(await stop(run)).toContain('Stopped.');
     rmSync(folder, { recursive: true, force: true });
   }, 60_000);
 
