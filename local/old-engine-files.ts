@@ -16,7 +16,7 @@ export class OldEngineFilesError extends Error {
     const file = join(dataDir, OLD_ENGINE_FILE);
     super(
       `${dataDir} holds the data of DynamoDB Local (${file}), the local database before Dynoxide, which cannot read it. ` +
-        `To start with an empty database and keep the old file, move it out of the folder (mv ${file} ${file}.old) ` +
+        `To start with an empty database and keep the old file, rename or move it (mv ${file} ${file}.old) ` +
         'or set DATA_DIR to another folder. To keep its books, run a release before the switch (it needs Java 17) on this folder ' +
         'and copy them through the API; see docs/decisions/dynoxide-local-database.md.',
     );

@@ -191,7 +191,7 @@ describe('npm start', () => {
     const run = start({ DATA_DIR: folder, PORT: String(await freePort()) });
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain(`${folder} holds the data of DynamoDB Local`);
-    expect(run.output()).toContain('move it out of the folder');
+    expect(run.output()).toContain('rename or move it');
     expect(existsSync(join(folder, 'dynoxide.db'))).toBe(false);
     expect(readFileSync(join(folder, 'shared-local-instance.db'), 'utf8')).toBe('DynamoDB Local wrote this');
     rmSync(folder, { recursive: true, force: true });

@@ -23,7 +23,7 @@ describe('a data folder written by DynamoDB Local', () => {
     expect(() => checkForOldEngineFiles(dataDir)).toThrow(
       `${dataDir} holds the data of DynamoDB Local (${join(dataDir, 'shared-local-instance.db')})`,
     );
-    expect(() => checkForOldEngineFiles(dataDir)).toThrow(/move it out of the folder .* or set DATA_DIR/);
+    expect(() => checkForOldEngineFiles(dataDir)).toThrow(/rename or move it .* or set DATA_DIR/);
   });
 
   it('is left alone once Dynoxide has its own file there, and an empty folder is fine', () => {
