@@ -11,7 +11,7 @@ import type { MeteredCall } from './dynamodb-meter';
  *   (the conservative reading: DynamoDB documents the doubling for the item, not for its indexes);
  * - a strongly consistent read: 1 RCU per 4 KB read (GetItem, Query), an eventually consistent one
  *   half that; a Query is charged for the items it returns, at least one unit.
- * DynamoDB Local never throttles, so this is how the ceilings are known: DynamoDB serves at most
+ * Dynoxide never throttles, so this is how the ceilings are known: DynamoDB serves at most
  * 1,000 WCU/s and 3,000 RCU/s per partition and never splits a single item.
  */
 export interface Touch {

@@ -21,7 +21,7 @@ export const PRICES = {
 export const FULL_VCPU_MB = 1769;
 export const MEMORY_OPTIONS_MB = [128, 256, 512, 1024] as const;
 /**
- * An assumption, not a measurement (DynamoDB Local on a shared laptop says nothing about AWS): the
+ * An assumption, not a measurement (Dynoxide on a shared laptop says nothing about AWS): the
  * time one DynamoDB call from Lambda waits in the same region.
  */
 export const ASSUMED_DYNAMODB_CALL_MS = 5;

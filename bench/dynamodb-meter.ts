@@ -28,10 +28,10 @@ const capacityOf = (body: { ConsumedCapacity?: ConsumedCapacity | ConsumedCapaci
   [body.ConsumedCapacity ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
 
 /**
- * A loopback proxy in front of DynamoDB Local that counts every call a function makes and asks for
+ * A loopback proxy in front of Dynoxide that counts every call a function makes and asks for
  * its consumed capacity (it adds `ReturnConsumedCapacity: TOTAL` to the request). Metering on the
  * wire rather than with an SDK middleware measures the bundles as shipped, with their own SDK copy,
- * and needs no hook in the store. DynamoDB Local does not check request signatures, so the changed
+ * and needs no hook in the store. Dynoxide does not check request signatures, so the changed
  * body is accepted; responses pass through untouched (the SDK checks their CRC32).
  */
 export const startDynamoMeter = async (target: string): Promise<DynamoMeter> => {

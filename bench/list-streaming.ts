@@ -66,14 +66,14 @@ const probe = (
     });
   });
 
-/** The whole list over the table as it is now (`size` books), straight against DynamoDB Local. */
+/** The whole list over the table as it is now (`size` books), straight against Dynoxide. */
 export const measureListStreaming = async (options: {
   endpoint: string;
   table: string;
   size: number;
   log: (line: string) => void;
 }): Promise<ListStreamingRow[]> => {
-  // DynamoDB Local's first pass over a freshly written table is slower than any later one: a first
+  // Dynoxide's first pass over a freshly written table is slower than any later one: a first
   // pass, not reported, keeps that from the figures.
   await probe(options.endpoint, options.table);
   const fitsSmallHeap = await probe(options.endpoint, options.table, SMALL_HEAP_MB).then(

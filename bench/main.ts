@@ -39,7 +39,7 @@ const main = async () => {
   try {
     log('Building the floor and every function with the stack’s BUNDLING …');
     const built = await buildBundles(outDir);
-    log('Starting DynamoDB Local …');
+    log('Starting Dynoxide …');
     const database = await setUpDatabase();
     cleanup.push(database.stop);
     const instance = instanceMaker(built.functions);

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { startLocalDatabase } from '../local/dynoxide';
 import { ensureTables } from '../local/tables';
 import type { Book } from '../shared/books/types';
 import { streamPageItems, toBookItem } from '../shared/store/books/book-items';
@@ -150,10 +150,10 @@ export const renderPageCost = ([before, after]: PageCost[], books: number): stri
   ].join('\n');
 };
 
-/** `tsx bench/page-cost.ts [books]`: this measurement alone, on its own DynamoDB Local. */
+/** `tsx bench/page-cost.ts [books]`: this measurement alone, on its own Dynoxide. */
 if (process.argv[1]?.endsWith('page-cost.ts')) {
   const books = Number(process.argv[2] ?? 2_000);
-  const database = await startDynamoDbLocal();
+  const database = await startLocalDatabase();
   const meter = await startDynamoMeter(database.endpoint);
   try {
     console.log(renderPageCost(await measurePageCost(database.endpoint, meter, books), books));

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
-import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { startLocalDatabase } from '../local/dynoxide';
 import { lambdaContext } from '../local/gateway';
 import { ensureTables } from '../local/tables';
 import { ENV, toEnvironment } from '../shared/config';
@@ -27,7 +27,7 @@ export const COMMAND = 'npm run bench --';
 const HELP = `npm run bench [-- options]
 
 Builds the floor bundle and every function exactly as the stack bundles them, then measures bundle
-size, fresh-process import time, warm latency against DynamoDB Local next to the raw SDK calls,
+size, fresh-process import time, warm latency against Dynoxide next to the raw SDK calls,
 DynamoDB round trips and consumed capacity, and list capacity at growing table sizes. Writes the
 tables to bench/results.md and into docs/benchmarks.md. A --quick run writes them to
 .bench/quick-results.md only (git-ignored): nothing git tracks changes.
@@ -42,7 +42,7 @@ Options:
   --round-trips    only the DynamoDB round trips per request: prints their table, writes no file
   -h, --help       this text
 
-Needs Java 17+ (DynamoDB Local). A full run takes a few minutes, most of it seeding 100,000 books.`;
+Runs its own Dynoxide (local/dynoxide.ts). A full run takes a few minutes, most of it seeding 100,000 books.`;
 
 export interface BenchOptions {
   quick: boolean;
@@ -149,7 +149,7 @@ export const BENCH_TABLES = {
 } as const;
 
 export interface BenchDatabase {
-  /** DynamoDB Local's endpoint, for timed requests. */
+  /** Dynoxide's endpoint, for timed requests. */
   endpoint: string;
   /** The metering proxy in front of it, for counted requests. */
   meter: DynamoMeter;
@@ -158,11 +158,11 @@ export interface BenchDatabase {
 }
 
 /**
- * DynamoDB Local with the bench's tables, the metering proxy in front of it, and the environment
+ * Dynoxide with the bench's tables, the metering proxy in front of it, and the environment
  * the function bundles read, as a container would see it.
  */
 export const setUpDatabase = async (): Promise<BenchDatabase> => {
-  const database = await startDynamoDbLocal();
+  const database = await startLocalDatabase();
   let meter: DynamoMeter;
   try {
     meter = await startDynamoMeter(database.endpoint);

@@ -19,16 +19,18 @@ import { DEFAULT_TABLE_NAMES, type TableNames } from './tables';
 
 export const HELP = `Usage: npm start
 
-Runs the Book Library API on http://127.0.0.1:$PORT with DynamoDB Local, using the same
-handlers that run on AWS Lambda.
+Runs the Book Library API on http://127.0.0.1:$PORT with Dynoxide (a local DynamoDB
+emulator, started and stopped with it), using the same handlers that run on AWS Lambda.
 
 Environment:
   PORT               port to listen on (default 3000; 0: any free one, printed when ready)
-  DATA_DIR           where DynamoDB Local keeps its files (default .data)
-  ${ENV.dynamodbEndpoint}  use this DynamoDB instead of starting DynamoDB Local (tables created if missing)
-  DYNAMODB_PORT      port for the DynamoDB Local it starts (default: any free one; sam local wants 8000)
-  DYNAMODB_HOST      address that DynamoDB Local listens on (default 127.0.0.1; for sam local on
+  DATA_DIR           where Dynoxide keeps its data file, dynoxide.db (default .data)
+  ${ENV.dynamodbEndpoint}  use this DynamoDB instead of starting Dynoxide (tables created if missing)
+  DYNAMODB_PORT      port for the Dynoxide it starts (default: any free one; sam local wants 8000)
+  DYNAMODB_HOST      address that Dynoxide listens on (default 127.0.0.1; for sam local on
                      Linux, the Docker bridge's address: see docs/sam.md)
+  DYNOXIDE_BIN       the Dynoxide binary to run (default: the npm package on linux-x64, else
+                     dynoxide-rs built once with cargo; see docs/decisions/dynoxide-local-database.md)
   ${ENV.booksTableName}   books table (default ${DEFAULT_TABLE_NAMES.books})
   ${ENV.authTableName}    auth table (default ${DEFAULT_TABLE_NAMES.auth})
   LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo);
@@ -61,9 +63,9 @@ export class LocalStartError extends Error {
 export interface LocalOptions {
   port: number;
   dataDir: string;
-  /** A DynamoDB to use; undefined: start DynamoDB Local. */
+  /** A DynamoDB to use; undefined: start Dynoxide. */
   dynamodbEndpoint: string | undefined;
-  /** Where the DynamoDB Local it starts listens (undefined: any free port, 127.0.0.1). */
+  /** Where the Dynoxide it starts listens (undefined: any free port, 127.0.0.1). */
   dynamodbPort: number | undefined;
   dynamodbHost: string | undefined;
   tables: TableNames;

@@ -48,7 +48,7 @@ export interface LocalServerLimits {
   /**
    * Function invocations (authorizer and handler) run at once; further requests wait for a free one
    * before their function's clock starts. On Lambda every invocation has a container of its own; here
-   * they share one process and one DynamoDB Local, and without a bound a burst of requests makes
+   * they share one process and one Dynoxide, and without a bound a burst of requests makes
    * them all wait on each other until they time out.
    */
   maxConcurrentInvocations: number;

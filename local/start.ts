@@ -5,8 +5,10 @@ import { userRecord } from '../admin/user-records';
 import { toEnvironment } from '../shared/config';
 import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
-import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
+import { type DatabaseExit, DatabasePortInUseError, type LocalDatabase, startLocalDatabase } from './dynoxide';
+import { DynoxideMissingError } from './dynoxide-binary';
 import { apiUrlFile } from './endpoint-file';
+import { OldEngineFilesError } from './old-engine-files';
 import { type LocalOptions, LocalStartError } from './options';
 import { createLocalServer } from './server';
 import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
@@ -22,12 +24,16 @@ export interface LocalService {
   server: Server;
   /** The base URL it listens on, with the port the system gave when PORT=0. */
   url: string;
-  /** The DynamoDB Local this start launched, once it runs; undefined when it uses one given by endpoint. */
-  database: DynamoDbLocal | undefined;
+  /** The database this start launched, once it runs; undefined when it uses one given by endpoint. */
+  database: LocalDatabase | undefined;
+  /** Called if the database this start launched ends while the service runs (never when `stop` ends it). */
+  onDatabaseLost: (exit: DatabaseExit) => void;
   /** Lets the requests that arrived meanwhile through, once the database is ready. */
   ready(): void;
-  /** Closes the server and stops the DynamoDB Local it started. */
+  /** Closes the server and stops the database it started. */
   stop(): Promise<void>;
+  /** True once `stop` was called. */
+  stopping: boolean;
 }
 
 const listen = (server: Server, port: number) =>
@@ -58,7 +64,7 @@ export const setUpLocalService = async (
     }),
     log,
   });
-  // Claim the port first: a port in use is reported at once, before DynamoDB Local spends seconds starting.
+  // Claim the port first: a port in use is reported at once, before the database starts.
   await listen(server, options.port).catch((error: NodeJS.ErrnoException) => {
     throw new LocalStartError(
       error.code === 'EADDRINUSE' ? `port ${options.port} is already in use; set PORT to another one` : error.message,
@@ -70,8 +76,11 @@ export const setUpLocalService = async (
     server,
     url,
     database: undefined,
+    onDatabaseLost: () => undefined,
     ready,
+    stopping: false,
     stop: async () => {
+      service.stopping = true;
       server.close();
       server.closeAllConnections();
       forgetApiUrl(options.dataDir, url);
@@ -82,6 +91,19 @@ export const setUpLocalService = async (
   return service;
 };
 
+/** Why the database could not start, as the user can act on it. */
+const startFailure = (options: LocalOptions, error: Error): string => {
+  if (error instanceof DatabasePortInUseError && options.dynamodbPort !== undefined) {
+    return (
+      `DYNAMODB_PORT ${error.port} is already in use by another program, and npm start only uses a database it started itself. ` +
+      `Set DYNAMODB_PORT to a free port (or leave it unset for any free one), or set DYNAMODB_ENDPOINT=http://${error.host}:${error.port} ` +
+      'to use the database there on purpose.'
+    );
+  }
+  if (error instanceof DynoxideMissingError || error instanceof OldEngineFilesError) return error.message;
+  return `the local database (Dynoxide) failed to start: ${error.message}`;
+};
+
 const startDatabase = async (options: LocalOptions, log: (line: string) => void) => {
   const removed = await checkForStaleDatabase(options.dataDir).catch((error: Error) => {
     throw new LocalStartError(
@@ -89,19 +111,17 @@ const startDatabase = async (options: LocalOptions, log: (line: string) => void)
       { cause: error },
     );
   });
-  if (removed) log(`Removed the address of a DynamoDB Local that no longer runs (${options.dataDir})`);
-  log(`Starting DynamoDB Local (data in ${options.dataDir}) ...`);
-  const database = await startDynamoDbLocal({
+  if (removed) log(`Removed the address of a local database that no longer runs (${options.dataDir})`);
+  log(`Starting the local database, Dynoxide (data in ${options.dataDir}) ...`);
+  const database = await startLocalDatabase({
     dataDir: options.dataDir,
     ...(options.dynamodbPort && { port: options.dynamodbPort }),
     ...(options.dynamodbHost && { host: options.dynamodbHost }),
+    log,
   }).catch((error: Error) => {
-    throw new LocalStartError(
-      error instanceof JavaMissingError ? error.message : `DynamoDB Local failed to start: ${error.message}`,
-      { cause: error },
-    );
+    throw new LocalStartError(startFailure(options, error), { cause: error });
   });
-  log(`DynamoDB Local at ${database.endpoint}`);
+  log(`Dynoxide at ${database.endpoint} (process ${database.pid})`);
   mkdirSync(options.dataDir, { recursive: true });
   recordDatabase(options.dataDir, database);
   return database;
@@ -137,7 +157,7 @@ const forgetApiUrl = (dataDir: string, url: string) => {
 };
 
 /**
- * Step 3: the database (DynamoDB Local started, or the one given), its tables and the LOCAL_USERS;
+ * Step 3: the database (Dynoxide started, or the one given), its tables and the LOCAL_USERS;
  * then the waiting requests go through. On failure the service is stopped before the error is thrown.
  */
 export const startStorage = async (
@@ -147,8 +167,14 @@ export const startStorage = async (
 ): Promise<void> => {
   try {
     if (options.dynamodbEndpoint) log(`Using DynamoDB at ${options.dynamodbEndpoint}`);
-    else service.database = await startDatabase(options, log);
-    const endpoint = options.dynamodbEndpoint ?? (service.database as DynamoDbLocal).endpoint;
+    else {
+      const database = await startDatabase(options, log);
+      service.database = database;
+      void database.exited.then((exit) => {
+        if (!service.stopping) service.onDatabaseLost(exit);
+      });
+    }
+    const endpoint = options.dynamodbEndpoint ?? (service.database as LocalDatabase).endpoint;
     Object.assign(process.env, toEnvironment({ dynamodbEndpoint: endpoint }));
     await prepareTables(options, endpoint);
   } catch (error) {
@@ -173,8 +199,18 @@ export const runUntilSignalled = (service: LocalService, log: (line: string) => 
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // Without its database every request would get a 500: say why, and stop.
+  service.onDatabaseLost = (exit) => {
+    const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+    console.error(
+      `error: the local database (Dynoxide, process ${service.database?.pid}) stopped while the server ran (${how}); ` +
+        'the server stops too. Start it again with npm start.' +
+        (exit.output ? `\nIts last output: ${exit.output.split('\n').slice(-3).join('\n')}` : ''),
+    );
+    void service.stop().finally(() => process.exit(1));
+  };
   // The server answers every request's failure itself; whatever still escapes ends the process, with
-  // DynamoDB Local and the files that name it, rather than leaving them behind.
+  // the database and the files that name it, rather than leaving them behind.
   const crash = (error: unknown) => {
     console.error('error: the local server failed and stops', error);
     void service.stop().finally(() => process.exit(1));

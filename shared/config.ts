@@ -144,7 +144,7 @@ export const SETTINGS = {
   logLevel: setting('POWERTOOLS_LOG_LEVEL', optionalText),
   /** "true" stops metric output; read by Powertools' metrics itself. */
   metricsDisabled: setting('POWERTOOLS_METRICS_DISABLED', optionalText),
-  /** A DynamoDB endpoint other than AWS's (DynamoDB Local); unset on Lambda. */
+  /** A DynamoDB endpoint other than AWS's (Dynoxide, locally); unset on Lambda. */
   dynamodbEndpoint: setting('DYNAMODB_ENDPOINT', optionalText),
   /** The region; Lambda sets it, a local endpoint does not need one. */
   region: setting('AWS_REGION', optionalText),

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { acceptsConnections, type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local';
+import { type LocalDatabase, startLocalDatabase } from '../local/dynoxide';
 import { endpointFile } from '../local/endpoint-file';
+import { acceptsConnections } from '../local/ports';
 import { forgetDatabase } from '../local/stale-database';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
 import { ENV, readSetting } from '../shared/config';
@@ -33,7 +34,7 @@ export interface Database {
   endpoint?: string;
   /** Where the tables are, for messages. */
   where: string;
-  /** Stops the DynamoDB Local this command opened, if it opened one. */
+  /** Stops the Dynoxide this command opened, if it opened one. */
   close: () => Promise<void>;
 }
 
@@ -57,7 +58,7 @@ export const openDatabase = async ({ aws, region, endpoint, log }: DatabaseOptio
       close: async () => undefined,
     };
   }
-  let local: DynamoDbLocal | undefined;
+  let local: LocalDatabase | undefined;
   let url = endpoint ?? readSetting('dynamodbEndpoint');
   const dataDir = process.env.DATA_DIR || '.data';
   if (!url && existsSync(endpointFile(dataDir))) {
@@ -73,7 +74,7 @@ export const openDatabase = async ({ aws, region, endpoint, log }: DatabaseOptio
   }
   if (!url) {
     log?.(`npm start is not running; opening ${dataDir} ...`);
-    local = await startDynamoDbLocal({ dataDir });
+    local = await startLocalDatabase({ dataDir });
     url = local.endpoint;
   }
   return { client: createDocumentClient(url), endpoint: url, where: url, close: async () => local?.stop() };

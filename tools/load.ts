@@ -6,7 +6,7 @@ const main = async () => {
   const options = parseLoadOptions(process.argv.slice(2));
   if (!options) return;
   const target = await setUpTarget(options);
-  // Ctrl-C must not leave the detached npm start (and its DynamoDB Local) running.
+  // Ctrl-C must not leave the detached npm start (and its Dynoxide) running.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void target.stop().finally(() => process.exit(130)));
   }

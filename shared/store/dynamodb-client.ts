@@ -35,7 +35,7 @@ export const DYNAMODB_CALL_WORST_CASE_MS = {
 export type ClientLimits = { -readonly [name in keyof typeof CLIENT_LIMITS]: number };
 
 /**
- * For tests and measurements against DynamoDB Local on a busy machine, never for a handler: one
+ * For tests and measurements against Dynoxide on a busy machine, never for a handler: one
  * attempt (a timed-out write that is retried can apply twice, and a metered one counts twice) and
  * room for a burst of connections and transactions.
  */
@@ -46,8 +46,8 @@ export const PATIENT_CLIENT_LIMITS: ClientLimits = {
 };
 
 /**
- * A client for Lambda, or for DynamoDB Local when `DYNAMODB_ENDPOINT` is set (DynamoDB
- * Local accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
+ * A client for Lambda, or for a local DynamoDB when `DYNAMODB_ENDPOINT` is set (Dynoxide
+ * accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
  * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
  */
 /** The SDK's name for the middleware that hands each command to the client's logger. */

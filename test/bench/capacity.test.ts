@@ -3,7 +3,7 @@ import { CAPACITY_GOALS, type CapacityResults, measureCapacity, renderCapacity }
 import { type DynamoMeter, startDynamoMeter } from '../../bench/dynamodb-meter';
 import { createTestTables } from '../support/dynamodb';
 
-/** The capacity model's verdict on the layout, from metered traffic on DynamoDB Local. */
+/** The capacity model's verdict on the layout, from metered traffic on Dynoxide. */
 describe('throughput ceilings of the data model', () => {
   let meter: DynamoMeter;
   let results: CapacityResults;

@@ -41,7 +41,7 @@ afterAll(async () => {
   stranger?.server.close();
 });
 
-// A browser, the local API and DynamoDB Local on a shared machine: each request may take seconds.
+// A browser, the local API and Dynoxide on a shared machine: each request may take seconds.
 vi.setConfig({ testTimeout: 90_000 });
 
 const BASIC = `Basic ${Buffer.from(`${DEMO.username}:${DEMO.password}`).toString('base64')}`;

@@ -126,7 +126,7 @@ const measureOffer = async (offer: Offer, versions: string[]) => {
       cells.map((cell, n) => async () => {
         const row = await measure(cell, n);
         if (row.get < 500 && row.post < 500) return row;
-        // A 5xx is the server's own failure (on a loaded machine, DynamoDB Local past the client's
+        // A 5xx is the server's own failure (on a loaded machine, Dynoxide past the client's
         // request timeout), not the client's: the cell runs once more, and the run says so.
         console.error(`client matrix: ${key(row)} got ${row.get}/${row.post}; measuring it again`);
         serverErrors.push(row);

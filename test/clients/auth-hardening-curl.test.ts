@@ -8,7 +8,7 @@ import { requireTools } from './required-tools';
 
 /**
  * The parts of test/e2e/auth-hardening.test.ts that need curl: its Digest over request targets that
- * other clients get wrong, and its UTF-8 credentials, through the local server on DynamoDB Local.
+ * other clients get wrong, and its UTF-8 credentials, through the local server on Dynoxide.
  */
 const run = promisify(execFile);
 let api: Awaited<ReturnType<typeof startLocalApi>>;

@@ -7,7 +7,7 @@ import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 /**
  * What an anonymous or authenticated caller can send that once made the authorizer or the local
- * gateway fail, and the RFC details clients rely on: through the local server, on DynamoDB Local.
+ * gateway fail, and the RFC details clients rely on: through the local server, on Dynoxide.
  */
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 beforeAll(async () => {

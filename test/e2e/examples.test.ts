@@ -6,7 +6,7 @@ import { startLocalApi } from '../support/local-api';
 
 /**
  * Runs examples/books.http as the REST Client / JetBrains HTTP Client would, request by request in
- * order, against a fresh local server on DynamoDB Local, and checks each `# @expect` status. The
+ * order, against a fresh local server on Dynoxide, and checks each `# @expect` status. The
  * runner understands what the file uses: `@name = value` variables, `{{name}}` substitution,
  * `Authorization: Basic|Digest <user> <password>`, and JetBrains response handlers that call
  * `client.global.set` with `response.headers.valueOf`.

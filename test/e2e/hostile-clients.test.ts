@@ -318,7 +318,7 @@ describe('the local server’s limits', () => {
   });
 });
 
-describe('contention on DynamoDB Local', () => {
+describe('contention on Dynoxide', () => {
   const patchAll = async (id: number, bodies: object[]) =>
     Promise.all(
       bodies.map(async (body) => {

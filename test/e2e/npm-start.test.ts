@@ -1,18 +1,33 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { apiUrlFile } from '../../local/endpoint-file';
+import { freePort } from '../../local/ports';
+import { createDynamoClient } from '../../shared/store/dynamodb-client';
 
 /** Every `npm start` this file spawned, so none outlives a failed assertion. */
 const spawned: ReturnType<typeof spawn>[] = [];
 
-/** `npm start` as a user runs it: its own DynamoDB Local on disk, a port from PORT. */
+/**
+ * A `java` that fails, first on the PATH: npm start needs Node alone, and any use of Java would
+ * fail as it does on a machine without one (Java shares /usr/bin with node and npm here, so it
+ * cannot simply be left off the PATH).
+ */
+const NO_JAVA = mkdtempSync(join(tmpdir(), 'no-java-'));
+writeFileSync(join(NO_JAVA, 'java'), '#!/bin/sh\necho "java: not installed" >&2\nexit 127\n', { mode: 0o755 });
+const PATH_WITHOUT_JAVA = [NO_JAVA, process.env.PATH].join(':');
+
+/** `npm start` as a user runs it: its own Dynoxide on disk, a port from PORT, no Java on the PATH. */
 const start = (env: Record<string, string>) => {
-  const child = spawn('npm', ['start'], { env: { ...process.env, DYNAMODB_ENDPOINT: '', ...env }, detached: true });
+  const child = spawn('npm', ['start'], {
+    env: { ...process.env, PATH: PATH_WITHOUT_JAVA, DYNAMODB_ENDPOINT: '', DYNAMODB_PORT: '', ...env },
+    detached: true,
+  });
   spawned.push(child);
   let output = '';
   child.stdout?.on('data', (c) => {
@@ -47,7 +62,7 @@ const DEMO = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
 /** SIGTERM to the whole process group, as a terminal's Ctrl-C or a process manager would. */
 const stop = async (run: ReturnType<typeof start>) => {
   process.kill(-(run.child.pid as number), 'SIGTERM');
-  // npm itself ends at once; the server prints this once it and DynamoDB Local have stopped.
+  // npm itself ends at once; the server prints this once it and its database have stopped.
   await run.waitFor('Stopped.', 15_000);
   return run.output();
 };
@@ -76,7 +91,10 @@ const stopLeftovers = async () => {
 describe('npm start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'books-data-'));
   afterEach(stopLeftovers, 30_000);
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(NO_JAVA, { recursive: true, force: true });
+  });
 
   it('serves the API, stops cleanly on SIGTERM, and keeps the data for the next start', async () => {
     const port = await freePort();
@@ -105,23 +123,25 @@ describe('npm start', () => {
     expect(await stop(second)).toContain('Stopped.');
   }, 120_000);
 
-  it('takes its DynamoDB Local down with it however it ends, and a start on a folder still served says so', async () => {
+  it('takes its database down with it however it ends, and a start on a folder still served says so', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'books-stale-'));
     const env = { DATA_DIR: folder };
     const first = start({ ...env, PORT: String(await freePort()) });
     await first.waitFor('listening on');
-    const pid = Number(readFileSync(join(folder, 'dynamodb-local.pid'), 'utf8'));
+    const pid = Number(readFileSync(join(folder, 'dynoxide.pid'), 'utf8'));
+    const server = Number(readFileSync(join(folder, 'npm-start.pid'), 'utf8'));
     expect(isRunning(pid)).toBe(true);
+    expect(execFileSync('ps', ['-o', 'args=', '-p', String(server)], { encoding: 'utf8' })).toMatch(/local\/main\.ts/);
+    expect(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim()).toBe(String(server));
 
-    // A second start on the same folder while the first runs: refused, naming the process.
+    // A second start on the same folder while the first runs: refused, telling to stop the first.
     const second = start({ ...env, PORT: String(await freePort()) });
     expect(await second.exited).toBe(1);
-    expect(second.output()).toContain(`a DynamoDB Local (process ${pid}) already serves ${folder}`);
+    expect(second.output()).toContain(`another npm start (process ${server}) already serves ${folder}`);
+    expect(second.output()).toContain(`Stop that npm start first (Ctrl-C in its terminal, or kill ${server})`);
 
-    // The server process alone killed outright (no handler of its runs; DynamoDB Local, its child,
-    // gets no signal): DynamoDB Local still stops, the pipe from its parent closed.
-    const server = Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim());
-    expect(execFileSync('ps', ['-o', 'args=', '-p', String(server)], { encoding: 'utf8' })).toMatch(/local\/main\.ts/);
+    // The server process alone killed outright (no handler of its runs; Dynoxide, its child, gets
+    // no signal): Dynoxide still stops, the watchdog's pipe from the server closed.
     process.kill(server, 'SIGKILL');
     const deadline = Date.now() + 20_000;
     while (isRunning(pid) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 200));
@@ -130,10 +150,83 @@ describe('npm start', () => {
     // The next start clears what the killed one left behind, and serves.
     const third = start({ ...env, PORT: String(await freePort()) });
     await third.waitFor('listening on');
-    expect(third.output()).toContain('Removed the address of a DynamoDB Local that no longer runs');
+    expect(third.output()).toContain('Removed the address of a local database that no longer runs');
     expect(await stop(third)).toContain('Stopped.');
     rmSync(folder, { recursive: true, force: true });
   }, 180_000);
+
+  it('stops, saying so, when its database stops under it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'books-lost-'));
+    const port = await freePort();
+    const run = start({ DATA_DIR: folder, PORT: String(port) });
+    await run.waitFor('listening on');
+    const pid = Number(readFileSync(join(folder, 'dynoxide.pid'), 'utf8'));
+    process.kill(pid, 'SIGTERM'); // what an operator's `kill` does
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(`the local database (Dynoxide, process ${pid}) stopped while the server ran`);
+    expect(run.output()).toContain('the server stops too');
+    // Nothing left answering 500s, and nothing left naming a database that is gone.
+    await expect(fetch(`http://127.0.0.1:${port}/api/books`)).rejects.toThrow();
+    expect(existsSync(join(folder, 'dynamodb-endpoint'))).toBe(false);
+    rmSync(folder, { recursive: true, force: true });
+  }, 120_000);
+
+  it('refuses a DYNAMODB_PORT that another program holds, naming it, and uses nothing there', async () => {
+    const blocker = createServer((socket) => socket.destroy());
+    await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));
+    const port = (blocker.address() as { port: number }).port;
+    const folder = mkdtempSync(join(tmpdir(), 'books-busy-'));
+    const run = start({ DATA_DIR: folder, PORT: String(await freePort()), DYNAMODB_PORT: String(port) });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(`DYNAMODB_PORT ${port} is already in use by another program`);
+    expect(run.output()).toContain(`DYNAMODB_ENDPOINT=http://127.0.0.1:${port}`);
+    expect(run.output()).not.toContain('listening on');
+    expect(existsSync(join(folder, 'dynamodb-endpoint'))).toBe(false);
+    blocker.close();
+    rmSync(folder, { recursive: true, force: true });
+  }, 60_000);
+
+  it('refuses a DATA_DIR that holds DynamoDB Local files rather than serving an empty database', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'books-old-engine-'));
+    writeFileSync(join(folder, 'shared-local-instance.db'), 'DynamoDB Local wrote this');
+    const run = start({ DATA_DIR: folder, PORT: String(await freePort()) });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(`${folder} holds the data of DynamoDB Local`);
+    expect(run.output()).toContain('rename or move it');
+    expect(existsSync(join(folder, 'dynoxide.db'))).toBe(false);
+    expect(readFileSync(join(folder, 'shared-local-instance.db'), 'utf8')).toBe('DynamoDB Local wrote this');
+    rmSync(folder, { recursive: true, force: true });
+  }, 60_000);
+
+  it('uses the DynamoDB that DYNAMODB_ENDPOINT names, and starts none of its own', async () => {
+    const endpoint = inject('dynamoEndpoint'); // the run's database: any DynamoDB would do
+    const folder = mkdtempSync(join(tmpdir(), 'books-endpoint-'));
+    const suffix = randomUUID().slice(0, 8);
+    const port = await freePort();
+    const run = start({
+      DATA_DIR: folder,
+      PORT: String(port),
+      DYNAMODB_ENDPOINT: endpoint,
+      BOOKS_TABLE_NAME: `books-${suffix}`,
+      AUTH_TABLE_NAME: `auth-${suffix}`,
+    });
+    await run.waitFor('listening on');
+    expect(run.output()).toContain(`Using DynamoDB at ${endpoint}`);
+    expect(run.output()).not.toContain('Starting the local database');
+    const created = await fetch(`http://127.0.0.1:${port}/api/books`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: DEMO },
+      body: JSON.stringify({ title: 'Elsewhere', author: 'A', isbn: `endpoint-${suffix}`, publicationYear: 2001 }),
+    });
+    expect(created.status).toBe(201);
+    // The tables and the book are in that database: a scan of the books table finds the ISBN.
+    const { Items } = await createDynamoClient(endpoint).send(new ScanCommand({ TableName: `books-${suffix}` }));
+    expect(JSON.stringify(Items)).toContain(`endpoint-${suffix}`);
+    expect(existsSync(join(folder, 'dynoxide.db'))).toBe(false);
+    expect(existsSync(join(folder, 'dynoxide.pid'))).toBe(false);
+    expect(await stop(run)).toContain('Stopped.');
+    rmSync(folder, { recursive: true, force: true });
+  }, 60_000);
 
   it('fails fast with a clear message when the port is taken', async () => {
     const blocker = createServer();

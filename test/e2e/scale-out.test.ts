@@ -7,7 +7,7 @@ import { BASIC_DEMO } from '../support/local-api';
 import { booksTableCalls, createThrough, type ServerProcess, startServerProcess } from '../support/server-process';
 
 /**
- * The scale-out as Lambda runs it: eight `npm start` processes on one DynamoDB Local are eight
+ * The scale-out as Lambda runs it: eight `npm start` processes on one Dynoxide are eight
  * containers, each sent one create at a time (a function instance serves one request at a time),
  * behind the bench's metering proxy, which sees every call on the wire. The books must spread over
  * partition keys, no item (the id-blocks item, say) may be written on more than a tenth of the creates,

@@ -8,7 +8,7 @@ import { endlessBody, startHostileServer, TERMINAL_ATTACK } from '../support/hos
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 import { runTool, startTool } from '../support/tool-process';
 
-/** `npm run seed` against the local server on DynamoDB Local, as a user runs it. */
+/** `npm run seed` against the local server on Dynoxide, as a user runs it. */
 const run = (args: string[], input?: string) => runTool('seed', args, input);
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;

@@ -11,7 +11,7 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
 
 /**
  * The issue's measure of done, against the local server in its own process (`npm start`'s
- * local/main.ts, pointed at this run's DynamoDB Local), so its memory is its own: a catalogue of
+ * local/main.ts, pointed at this run's Dynoxide), so its memory is its own: a catalogue of
  * 25,000 books of about 700 bytes (16.8 MB of JSON, nearly three times what a buffered Lambda
  * response can carry) comes back whole, in id order, chunked, with the first byte early, and
  * still does from a server whose heap could not hold the body. The books are written straight

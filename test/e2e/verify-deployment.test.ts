@@ -11,7 +11,7 @@ import { startTool, type ToolRun } from '../support/tool-process';
 
 /**
  * `npm run verify:deployment` as an operator runs it, in its own process: against the local API
- * (`npm start`'s gateway on DynamoDB Local), and against a proxy in front of it that breaks one
+ * (`npm start`'s gateway on Dynoxide), and against a proxy in front of it that breaks one
  * thing a deployment can get wrong, which the check must report by name.
  */
 let api: Awaited<ReturnType<typeof startLocalApi>>;

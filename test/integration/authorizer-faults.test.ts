@@ -1,6 +1,6 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
 
 /** An authorizer whose DynamoDB is unreachable (a port nothing listens on). */
 describe('authorizer when DynamoDB is down', () => {

@@ -13,10 +13,10 @@ import { newBook } from '../support/books';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
- * The book store when DynamoDB answers a write with a transaction conflict, which DynamoDB Local
+ * The book store when DynamoDB answers a write with a transaction conflict, which Dynoxide
  * only does by chance under concurrency. The answer is injected into the store's own client in place
  * of DynamoDB's (at the SDK's deserialize step: the request is built, not sent), on a patient client
- * that does not retry by itself; every other call reaches DynamoDB Local. A conflict means
+ * that does not retry by itself; every other call reaches Dynoxide. A conflict means
  * "nothing was written, run again": the store runs the write again on fresh state, and gives up
  * with a ConcurrentUpdateError naming the book after MAX_WRITE_ATTEMPTS.
  */

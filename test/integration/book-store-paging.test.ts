@@ -20,7 +20,7 @@ const listAll = async (store: DynamoBookStore, filter: BookFilter): Promise<Book
   return books;
 };
 
-describe('DynamoBookStore over more than one DynamoDB page (DynamoDB Local)', () => {
+describe('DynamoBookStore over more than one DynamoDB page (Dynoxide)', () => {
   it('lists every book across DynamoDB pages in ascending id order, and filters by index', async () => {
     const own = await createTestTables();
     const client = createPatientDocumentClient(own.endpoint);

@@ -14,8 +14,8 @@ import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
- * The range layout on DynamoDB Local, with every command the store sends recorded from the real
- * client: DynamoDB Local reads are always strongly consistent and never throttle, so what a real
+ * The range layout on Dynoxide, with every command the store sends recorded from the real
+ * client: Dynoxide reads are always strongly consistent and never throttle, so what a real
  * table would do differently is asserted on the commands themselves.
  */
 const recordingClient = createRecordingDocumentClient;
@@ -258,7 +258,7 @@ describe('the books table layout check', () => {
   });
 
   it('accepts the indexes in either order in DynamoDB’s answer, which documents no order', async () => {
-    // DynamoDB Local lists them in one fixed order; the real answer is turned around here to see the other.
+    // Dynoxide lists them in one fixed order; the real answer is turned around here to see the other.
     const turned = createPatientDocumentClient(tables.endpoint);
     const listed: string[][] = [];
     turned.middlewareStack.add(

@@ -15,7 +15,7 @@ import {
 } from '../support/dynamodb';
 
 /**
- * The auth table's stores on DynamoDB Local: users, spent nonces and secrets share one table and
+ * The auth table's stores on Dynoxide: users, spent nonces and secrets share one table and
  * one key attribute, told apart by their key's prefix. Commands are recorded where what the store
  * asks for matters (the key it looks up).
  */

@@ -29,7 +29,7 @@ import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/e
 import { newBook, STAMP } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
 
-describe('DynamoBookStore against DynamoDB Local', () => {
+describe('DynamoBookStore against Dynoxide', () => {
   let store: DynamoBookStore;
   let tables: Awaited<ReturnType<typeof createTestTables>>;
 
@@ -114,7 +114,7 @@ describe('DynamoBookStore against DynamoDB Local', () => {
   });
 });
 
-describe('id blocks at the end of the id space (DynamoDB Local)', () => {
+describe('id blocks at the end of the id space (Dynoxide)', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
   let client: ReturnType<typeof createPatientDocumentClient>;
   const setHighMark = (highMark: number) =>
@@ -151,7 +151,7 @@ describe('id blocks at the end of the id space (DynamoDB Local)', () => {
   });
 });
 
-describe('the document client (DynamoDB Local)', () => {
+describe('the document client (Dynoxide)', () => {
   it('leaves out undefined attributes rather than refusing the write', async () => {
     const tables = await createTestTables();
     await tables.documentClient.send(
@@ -164,7 +164,7 @@ describe('the document client (DynamoDB Local)', () => {
   });
 });
 
-describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoDB Local)', () => {
+describe('DynamoBookStore: what it sends, and the invariants it reports (Dynoxide)', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
   let recorded: ReturnType<typeof createRecordingDocumentClient>;
   let store: DynamoBookStore;
@@ -374,7 +374,7 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (DynamoD
   });
 });
 
-describe('DynamoBookStore when another writer gets in between its read and its write (DynamoDB Local)', () => {
+describe('DynamoBookStore when another writer gets in between its read and its write (Dynoxide)', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
   /** A store whose first transaction waits for `interfere` to finish first: a writer that was faster. */
   const interrupted = (interfere: () => Promise<unknown>) => {
@@ -418,7 +418,7 @@ describe('DynamoBookStore when another writer gets in between its read and its w
   });
 });
 
-describe('DynamoBookStore: one key holding more than its share of a page (DynamoDB Local)', () => {
+describe('DynamoBookStore: one key holding more than its share of a page (Dynoxide)', () => {
   let recorded: ReturnType<typeof createRecordingDocumentClient>;
   let store: DynamoBookStore;
   /** The ids of the books by "Lopsided": the four of 64 whose id falls in index shard 0. */
@@ -459,7 +459,7 @@ describe('DynamoBookStore: one key holding more than its share of a page (Dynamo
   });
 });
 
-describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
+describe('DynamoBookStore: a whole list, streamed (Dynoxide)', () => {
   const BOOKS = 1_400; // about 44 a book shard: three pages each
   let recorded: ReturnType<typeof createRecordingDocumentClient>;
   let store: DynamoBookStore;
@@ -534,7 +534,7 @@ describe('DynamoBookStore: a whole list, streamed (DynamoDB Local)', () => {
   });
 });
 
-describe('the invariant checker on DynamoDB Local', () => {
+describe('the invariant checker on Dynoxide', () => {
   it('reads the whole table with strongly consistent scans, counts it and reports what is wrong', async () => {
     const own = await createTestTables();
     const writer = new DynamoBookStore(createPatientDocumentClient(own.endpoint), own.names.books);
@@ -560,7 +560,7 @@ describe('the invariant checker on DynamoDB Local', () => {
   });
 });
 
-describe('DynamoBookStore: Idempotency-Key records (DynamoDB Local)', () => {
+describe('DynamoBookStore: Idempotency-Key records (Dynoxide)', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
   let recorded: ReturnType<typeof createRecordingDocumentClient>;
   let store: DynamoBookStore;

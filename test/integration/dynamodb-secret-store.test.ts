@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSecretStore } from '../../shared/store/auth/dynamodb-secret-store';
 import { createTestTables } from '../support/dynamodb';
 
-describe('DynamoSecretStore (DynamoDB Local)', () => {
+describe('DynamoSecretStore (Dynoxide)', () => {
   let store: DynamoSecretStore;
   beforeAll(async () => {
     const tables = await createTestTables();

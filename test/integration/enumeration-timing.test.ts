@@ -15,7 +15,7 @@ import {
 } from '../support/enumeration-timing';
 
 /**
- * Timing, on DynamoDB Local: a wrong password for a user against one for a name that is nobody's,
+ * Timing, on Dynoxide: a wrong password for a user against one for a name that is nobody's,
  * interleaved. The machine is shared (other test files run at the same time), so a measurement
  * whose interval is too wide to say anything is taken again, up to three times; the comparison
  * passes when one interval lies inside the bound, and each attempt's figures are printed. A real
@@ -25,7 +25,7 @@ import {
 const PAIRS = Number(process.env.TIMING_PAIRS ?? 1_000);
 /**
  * No difference larger than this, either way, in the 95 % interval of the median difference: the
- * evaluated path's noise is a DynamoDB Local write each time, the locked path's a read.
+ * evaluated path's noise is a Dynoxide write each time, the locked path's a read.
  */
 const BOUND_US = { evaluated: 150, locked: 75 };
 const CONTROL_DELAY_US = 300;

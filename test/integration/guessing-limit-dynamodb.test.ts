@@ -20,7 +20,7 @@ import {
 import { itemSize } from '../support/item-size';
 
 /**
- * The failure limit on DynamoDB Local: every authenticator has its own client, as every function
+ * The failure limit on Dynoxide: every authenticator has its own client, as every function
  * container has, and they share the auth table. A clock is injected where time matters.
  */
 const REALM = 'books';

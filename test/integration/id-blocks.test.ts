@@ -7,7 +7,7 @@ import { LayoutState } from '../../shared/store/books/layout-state';
 import { IdSpaceExhaustedError } from '../../shared/store/errors';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
-/** Id blocks on DynamoDB Local: the id-blocks item is the only shared state, as across Lambda containers. */
+/** Id blocks on Dynoxide: the id-blocks item is the only shared state, as across Lambda containers. */
 let tables: Awaited<ReturnType<typeof createTestTables>>;
 let now = 0;
 const idBlocksItem = async () =>

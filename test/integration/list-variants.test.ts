@@ -10,7 +10,7 @@ import { PROJECT_ROOT } from '../support/source-files';
 
 /**
  * The list route's two handlers, the streamed one API Gateway runs and the buffered one `sam local
- * start-api` runs (docs/sam.md), on the same DynamoDB Local table: every query gets the same status,
+ * start-api` runs (docs/sam.md), on the same Dynoxide table: every query gets the same status,
  * headers and JSON from both, so the variant cannot drift from the contract the streamed list keeps.
  */
 const LIST = ROUTES.find((route) => route.name === 'ListBooks');

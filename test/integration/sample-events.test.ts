@@ -8,7 +8,7 @@ import { prepareFunctionEnvironment } from '../support/local-api';
 
 /**
  * The sample events under events/ (for `sam local invoke -e`) run through the real handlers against
- * DynamoDB Local, in this order, so they stay valid as the handlers change.
+ * Dynoxide, in this order, so they stay valid as the handlers change.
  */
 const EXPECTED: [file: string, outcome: number | 'Allow' | 'Deny'][] = [
   ['create-book.json', 201],

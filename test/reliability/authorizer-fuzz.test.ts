@@ -9,7 +9,7 @@ import { proxyEventFor } from '../support/proxy-event';
 
 /**
  * The authorizer fuzzed from a real starting point: the right realm, a validly signed nonce from
- * its own challenge, the real user and password on DynamoDB Local. Each case varies one part of an
+ * its own challenge, the real user and password on Dynoxide. Each case varies one part of an
  * otherwise correct Digest answer (the uri, the user name, nc, qop, cnonce, algorithm); a model
  * says whether the answer must be accepted (200) or denied (401), and the authorizer must never
  * throw. A guard fails the run if too few cases get as far as the digest comparison, so the
@@ -175,7 +175,7 @@ const call = async (target: string, authorization?: string) => {
   };
 };
 
-describe('the authorizer from a real challenge, one part varied at a time (DynamoDB Local)', () => {
+describe('the authorizer from a real challenge, one part varied at a time (Dynoxide)', () => {
   it('answers 200 or 401 as the model says, never throwing, and most cases reach the digest comparison', async () => {
     let cases = 0;
     let deep = 0;

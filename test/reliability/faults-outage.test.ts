@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { userRecord } from '../../admin/user-records';
-import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { type LocalDatabase, startLocalDatabase } from '../../local/dynoxide';
+import { freePort } from '../../local/ports';
 import { createLocalServer } from '../../local/server';
 import { ensureTables } from '../../local/tables';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
@@ -20,14 +21,14 @@ import { DEMO } from '../support/local-api';
 import { captureLogs } from '../support/log-capture';
 
 /**
- * DynamoDB going away under a running server: this file starts its own DynamoDB Local (on disk, on a
+ * DynamoDB going away under a running server: this file starts its own Dynoxide (on disk, on a
  * fixed port) so it can stop and restart it without touching the run's shared one.
  */
 const GENERIC_500 = { timestamp: expect.any(String), status: 500, message: 'An unexpected error occurred' };
 const names = { books: 'books', auth: 'auth' };
 const dataDir = mkdtempSync(join(tmpdir(), 'books-outage-'));
 let port: number;
-let database: DynamoDbLocal | undefined;
+let database: LocalDatabase | undefined;
 const servers: Server[] = [];
 const logs = captureLogs();
 
@@ -40,7 +41,7 @@ const listen = async (publicReads: boolean) => {
 
 beforeAll(async () => {
   port = await freePort();
-  database = await startDynamoDbLocal({ dataDir, port });
+  database = await startLocalDatabase({ dataDir, port });
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: database.endpoint,
     BOOKS_TABLE_NAME: names.books,
@@ -65,7 +66,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('DynamoDB Local stopped while the server runs', () => {
+describe('Dynoxide stopped while the server runs', () => {
   it('answers the generic 500 in bounded time while it is down, and serves the data again once it is back', async () => {
     const api = await listen(false);
     const publicApi = await listen(true); // GETs skip the authorizer, so the handler meets the outage itself
@@ -94,7 +95,7 @@ describe('DynamoDB Local stopped while the server runs', () => {
     expect(errors).toHaveLength(2);
     for (const line of errors) expect(JSON.stringify(line)).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/);
 
-    database = await startDynamoDbLocal({ dataDir, port });
+    database = await startLocalDatabase({ dataDir, port });
     const read = await api.call('GET', `/api/books/${created.json.id}`);
     expect(read.status).toBe(200);
     expect(read.json).toEqual(created.json);

@@ -1,8 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
 import { lambdaContext } from '../../local/gateway';
+import { freePort } from '../../local/ports';
 import { bufferedHandler } from '../../local/streaming-response';
 import { GIVE_UP_BEFORE_TIMEOUT_MS } from '../../shared/http/http-handler';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';

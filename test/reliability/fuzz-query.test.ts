@@ -9,7 +9,7 @@ import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 /**
  * The list's query string fuzzed end to end, through the local server as a client reaches it: the
  * gateway's query maps, the authorizer (Basic, and Digest, whose `uri` carries the query) and the
- * handler, against DynamoDB Local. Names repeat, are the ones every JavaScript object inherits
+ * handler, against Dynoxide. Names repeat, are the ones every JavaScript object inherits
  * (`constructor`, `__proto__`, ...), or are the list's own (`limit`, `cursor`, `author`, `year`);
  * values are non-ASCII, malformed escapes, real cursors. The property: an authenticated client gets
  * 200 or 400 with the contract's body, never a 5xx.

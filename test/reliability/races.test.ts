@@ -4,7 +4,7 @@ import { apiClient, sendRequest } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 /**
- * Races through the real local API (authorizer, handlers, DynamoDB Local), each followed by the
+ * Races through the real local API (authorizer, handlers, Dynoxide), each followed by the
  * invariant checker: whatever the interleaving, no write is lost and no ISBN is held twice.
  */
 let api: Awaited<ReturnType<typeof startLocalApi>>;

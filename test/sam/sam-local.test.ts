@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machineArchitecture } from '../../infra/constructs/route-function';
-import { freePort } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
 import { ROUTES } from '../../shared/api/routes';
 import { BASIC_DEMO } from '../support/local-api';
 import { startTool } from '../support/tool-process';
@@ -14,7 +14,7 @@ import { ensureBaseImage } from './standin-image';
 
 /**
  * `sam local` as a user runs it (docs/sam.md): the template synthesized with samLocal=true, the
- * functions in Docker containers built by the SAM CLI, `npm start`'s DynamoDB Local reached over
+ * functions in Docker containers built by the SAM CLI, `npm start`'s Dynoxide reached over
  * the Docker bridge, the sample events under events/, then `sam local start-api` in front of the
  * authorizer and the handlers. Nothing here is skipped: no Docker engine is a failure.
  */
@@ -87,11 +87,11 @@ beforeAll(async () => {
     if (resource.Type === 'AWS::Lambda::Function' && path) logicalIds.set(path.split('/').slice(1, -2).join('/'), id);
   }
 
-  // npm start as docs/sam.md runs it, with DynamoDB Local on the bridge the containers reach.
+  // npm start as docs/sam.md runs it, with Dynoxide on the bridge the containers reach.
   const dynamoPort = await freePort();
-  console.log(`[sam] npm start with DynamoDB Local on ${engine.bridgeAddress}:${dynamoPort} ...`);
+  console.log(`[sam] npm start with Dynoxide on ${engine.bridgeAddress}:${dynamoPort} ...`);
   // tsx itself (not npx, which would not pass the stop signal on): it relays SIGTERM to the server,
-  // which stops its DynamoDB Local.
+  // which stops its Dynoxide.
   localApi = await startAndWaitFor(
     'node_modules/.bin/tsx',
     ['local/main.ts'],
@@ -206,7 +206,7 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
     expect(JSON.parse(response.body)).toMatchObject({ id: 1, ...DUNE });
   });
 
-  it('get-book.json with AWS_ENDPOINT_URL instead of DYNAMODB_ENDPOINT: the SDK finds DynamoDB Local by itself', async () => {
+  it('get-book.json with AWS_ENDPOINT_URL instead of DYNAMODB_ENDPOINT: the SDK finds Dynoxide by itself', async () => {
     // The SDK then looks for its shared config files in os.homedir(), which needs the image's
     // /etc/passwd (no HOME is set in the container).
     const response = await invoke(routeOf('get-book.json'), 'get-book.json', {

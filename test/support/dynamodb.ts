@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { ensureTables, type TableNames } from '../../local/tables';
 import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from '../../shared/store/dynamodb-client';
 
-/** Fresh, uniquely named tables in the run's DynamoDB Local, so test files never see each other's data. */
+/** Fresh, uniquely named tables in the run's local database, so test files never see each other's data. */
 export const createTestTables = async () => {
   const endpoint = inject('dynamoEndpoint');
   const suffix = randomUUID().slice(0, 8);
@@ -15,8 +15,8 @@ export const createTestTables = async () => {
 
 /**
  * A document client for the store's own tests, marshalling as the service's does, that gives
- * DynamoDB Local time. The service's 2 s request timeout is for a DynamoDB that stopped answering
- * (tested in test/reliability/faults-*); DynamoDB Local on a busy machine (mutation testing runs the
+ * Dynoxide time. The service's 2 s request timeout is for a DynamoDB that stopped answering
+ * (tested in test/reliability/faults-*); Dynoxide on a busy machine (mutation testing runs the
  * store's tests hundreds of times) can take longer than that for a burst of transactions, and a
  * timed-out write the SDK then retries can apply twice (an id block reserved twice).
  */
@@ -27,7 +27,7 @@ export type SentCommand = { name: string; input: Record<string, any> };
 
 /**
  * A patient document client that records every command sent through it (once per call, before the
- * SDK's retries), so tests can assert what a real table would do differently from DynamoDB Local
+ * SDK's retries), so tests can assert what a real table would do differently from Dynoxide
  * (strongly consistent reads, conditions, page sizes) on the commands themselves.
  */
 export const createRecordingDocumentClient = (endpoint: string) => {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { MeteredCall } from '../../bench/dynamodb-meter';
-import { freePort } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
 import type { TableNames } from '../../local/tables';
 import { BASIC_DEMO } from './local-api';
 

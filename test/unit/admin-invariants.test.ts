@@ -6,7 +6,7 @@ import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/book
 
 /**
  * The invariant checker over items as a scan returns them (test/reliability/invariants.test.ts seeds
- * the same corruptions in DynamoDB Local). Operators read its messages: each names the item at fault.
+ * the same corruptions in Dynoxide). Operators read its messages: each names the item at fault.
  */
 const stamp = '2026-01-01T00:00:00.000Z';
 const book = (id: number, extra: Partial<Book> = {}): Book => ({

@@ -43,7 +43,7 @@ describe('the DynamoDB client', () => {
     expect(await handlerOptions(client)).toMatchObject({ requestTimeout: 2_000, throwOnRequestTimeout: true });
   });
 
-  it('talks to DynamoDB Local at DYNAMODB_ENDPOINT with fixed credentials, in AWS_REGION or "local"', async () => {
+  it('talks to a local DynamoDB at DYNAMODB_ENDPOINT with fixed credentials, in AWS_REGION or "local"', async () => {
     vi.stubEnv('DYNAMODB_ENDPOINT', 'http://127.0.0.1:8123');
     vi.stubEnv('AWS_REGION', undefined);
     const local = createDynamoClient();
