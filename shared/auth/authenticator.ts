@@ -130,8 +130,10 @@ export class Authenticator {
     // Never offered (docs/security.md): a hashed name cannot be looked up, and a plain one sent
     // with userhash=true is a client that read a challenge we did not send.
     if (params.get('userhash')?.toLowerCase() === 'true') return this.deny('userhash not offered');
-    // RFC 7616 §3.3: the client returns opaque unchanged; a response without it answered no challenge of ours.
-    if (params.get('opaque') !== this.opaque) return this.deny('opaque missing or mismatched');
+    // RFC 7616 §3.3: a client returns opaque unchanged when it sends one; the spec's request carries
+    // none, and needs none: the nonce's MAC already binds realm and opaque.
+    const opaque = params.get('opaque');
+    if (opaque !== undefined && opaque !== this.opaque) return this.deny('opaque mismatched');
     if (!uriMatchesRequest(uri, request)) return this.deny('uri does not match the request');
     const algorithm = parseAlgorithm(params.get('algorithm'));
     if (!algorithm || !this.options.algorithms.includes(algorithm)) return this.deny('unsupported algorithm');
