@@ -114,10 +114,10 @@ export class DynamoAccountStore implements AccountStore {
       conditions.push('(attribute_not_exists(#bucket) OR #bucket <= :atMost)');
       values[':atMost'] = change.bucket.atMost;
       if (change.seenRun) removes.push('failRuns.#src');
-      values[':now'] = change.now;
       if (stored.signedIn) {
         conditions.push('attribute_exists(signedIn)');
         sets.push('signedIn.#src = :now');
+        values[':now'] = change.now;
       } else {
         conditions.push('attribute_not_exists(signedIn)');
         sets.push('signedIn = :signedIn');
