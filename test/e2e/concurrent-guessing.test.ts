@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import { request } from 'node:http';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type DynamoMeter, type MeteredCall, startDynamoMeter } from '../../bench/dynamodb-meter';
+import { sourceTag } from '../../shared/auth/client-address';
+import { accountKey } from '../../shared/store/account-items';
+import { createTestTables } from '../support/dynamodb';
+import { type ServerProcess, startServerProcess } from '../support/server-process';
+
+/**
+ * Issue 38's guessing limit under concurrency, as Lambda runs it: three `npm start` processes (three
+ * containers) on one DynamoDB Local, each reading the account record on its own, sent bursts of
+ * concurrent guesses from loopback addresses (Linux routes all of 127/8 to the host, so a request
+ * can leave from 127.0.0.x). The default policy: runs of 5 per address, a ceiling of 100 an hour
+ * (80 for addresses that never signed in, 40 of them at once; 20 for addresses that did).
+ */
+const SERVERS = 3;
+const USERS = ['burst32', 'burst100', 'spread100', 'rotate9', 'rotate50', 'cost'];
+const LOCKOUT_AFTER = 5;
+const STRANGERS_AT_ONCE = 40;
+
+let meter: DynamoMeter;
+let tables: Awaited<ReturnType<typeof createTestTables>>;
+let servers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  meter = await startDynamoMeter(inject('dynamoEndpoint'));
+  tables = await createTestTables();
+  const env = { LOCAL_USERS: USERS.map((name) => `${name}:${name}-right`).join(',') };
+  servers = await Promise.all(
+    Array.from({ length: SERVERS }, () => startServerProcess(meter.endpoint, tables.names, [], env)),
+  );
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+  await meter?.close();
+});
+
+const basic = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+
+/** The status of one request to server `i % SERVERS`, sent from `localAddress`. */
+const statusFrom = (i: number, localAddress: string, authorization: string, path = '/api/books?limit=1') =>
+  new Promise<number>((resolve, reject) => {
+    const server = servers[i % SERVERS] as ServerProcess;
+    const sent = request(`${server.baseUrl}${path}`, { headers: { authorization }, localAddress }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+
+/** The account item as stored. */
+const item = async (name: string) =>
+  (
+    await tables.documentClient.send(
+      new GetCommand({ TableName: tables.names.auth, Key: accountKey(name), ConsistentRead: true }),
+    )
+  ).Item as { failVersion?: number; failRuns?: Record<string, [number, number]> } | undefined;
+
+/** Failures counted on a name so far (every counted failure raises the version by one). */
+const counted = async (name: string) => (await item(name))?.failVersion ?? 0;
+
+describe(`bursts of concurrent guesses over ${SERVERS} server processes on one DynamoDB`, () => {
+  it('32 at once from one address: at most five passwords are evaluated; the right one is then refused', async () => {
+    const address = '127.0.0.2';
+    const statuses = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => statusFrom(i, address, basic('burst32', `guess-${i}`))),
+    );
+    expect(statuses).toEqual(Array(32).fill(401));
+    expect(await counted('burst32')).toBe(LOCKOUT_AFTER);
+    expect((await item('burst32'))?.failRuns?.[sourceTag(address)]?.[0]).toBe(LOCKOUT_AFTER);
+    // The right password, sent alone or in a burst, from any of the processes: refused alike.
+    const retried = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => statusFrom(i, address, basic('burst32', 'burst32-right'))),
+    );
+    expect(retried).toEqual(Array(32).fill(401));
+    expect(await counted('burst32')).toBe(LOCKOUT_AFTER);
+  }, 60_000);
+
+  it('bursts of 32 with the right password sent last: it gets in only when admitted before the run locked', async () => {
+    // Eight bursts, each from an address of its own: 31 wrong passwords, then the right one. Before
+    // issue 38 every request read the record before any counted, and the right one got in most times.
+    let accepted = 0;
+    for (let burst = 0; burst < 8; burst++) {
+      const address = `127.0.1.${burst + 1}`;
+      const before = await counted('burst32');
+      const statuses = await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          statusFrom(i, address, basic('burst32', i === 31 ? 'burst32-right' : `guess-${burst}-${i}`)),
+        ),
+      );
+      const ok = statuses.filter((status) => status === 200).length;
+      accepted += ok;
+      // A success ends the run it interrupts, so five more may count after it; never more.
+      expect((await counted('burst32')) - before).toBeLessThanOrEqual(ok === 1 ? 2 * LOCKOUT_AFTER - 1 : LOCKOUT_AFTER);
+    }
+    expect(accepted).toBeLessThanOrEqual(2);
+  }, 120_000);
+
+  it('100 at once from one address: five evaluated', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => statusFrom(i, '127.0.0.3', basic('burst100', `guess-${i}`))),
+    );
+    expect(statuses).toEqual(Array(100).fill(401));
+    expect(await counted('burst100')).toBe(LOCKOUT_AFTER);
+  }, 60_000);
+
+  it('100 at once from 100 addresses: no more than the strangers’ 40 at once; the user still gets in from home', async () => {
+    const home = '127.0.2.1';
+    expect(await statusFrom(0, home, basic('spread100', 'spread100-right'))).toBe(200);
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => statusFrom(i, `127.0.3.${i + 1}`, basic('spread100', `guess-${i}`))),
+    );
+    expect(statuses).toEqual(Array(100).fill(401));
+    const spent = await counted('spread100');
+    expect(spent).toBeLessThanOrEqual(STRANGERS_AT_ONCE);
+    expect(spent).toBeGreaterThan(0);
+    // Spent to the last failure, the strangers' bucket refuses a new address, the right password too.
+    for (let i = 0; i < STRANGERS_AT_ONCE; i++) await statusFrom(i, `127.0.4.${i + 1}`, basic('spread100', 'guess'));
+    expect(await counted('spread100')).toBe(STRANGERS_AT_ONCE);
+    expect(await statusFrom(1, '127.0.5.1', basic('spread100', 'spread100-right'))).toBe(401);
+    expect(await statusFrom(2, home, basic('spread100', 'spread100-right'))).toBe(200);
+  }, 60_000);
+});
+
+describe('strangers rotating addresses cannot lock the user out from an address that signed in', () => {
+  it.each([
+    ['rotate9', 9],
+    ['rotate50', 50],
+  ])(
+    '%s: %i addresses spend the strangers’ ceiling; the user gets in from home every time, not from a new address',
+    async (name, addresses) => {
+      const home = '127.0.6.1';
+      const right = basic(name, `${name}-right`);
+      expect(await statusFrom(0, home, right)).toBe(200);
+      const fromHome: number[] = [];
+      // Ten rounds: a guess from every rotating address at once, then the user from home.
+      for (let round = 0; round < 10; round++) {
+        await Promise.all(
+          Array.from({ length: addresses }, (_, i) =>
+            statusFrom(i, `127.0.7.${i + 1}`, basic(name, `g-${round}-${i}`)),
+          ),
+        );
+        fromHome.push(await statusFrom(round, home, right));
+      }
+      expect(fromHome).toEqual(Array(10).fill(200));
+      // The strangers spent what the ceiling lets them, no more.
+      expect(await counted(name)).toBeLessThanOrEqual(STRANGERS_AT_ONCE);
+      expect(await counted(name)).toBe(Math.min(STRANGERS_AT_ONCE, addresses * LOCKOUT_AFTER));
+      // From an address that never signed in, the user is refused while the strangers keep it spent.
+      if (addresses * LOCKOUT_AFTER >= STRANGERS_AT_ONCE) {
+        expect(await statusFrom(0, '127.0.8.1', right)).toBe(401);
+      }
+    },
+    120_000,
+  );
+});
+
+describe('what an authenticated request costs on the auth table, on the wire', () => {
+  const onAuthTable = (calls: MeteredCall[]) =>
+    calls.filter((call) => JSON.stringify(call.request).includes(`"${tables.names.auth}"`)).map((c) => c.operation);
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+  it('Basic: a success and a failure are each one read and one conditional write', async () => {
+    meter.take();
+    expect(await statusFrom(0, '127.0.9.1', basic('cost', 'cost-right'))).toBe(200);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem', 'UpdateItem']);
+    expect(await statusFrom(0, '127.0.9.1', basic('cost', 'wrong'))).toBe(401);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem', 'UpdateItem']);
+  });
+
+  it('Digest: a success adds the nonce’s one conditional write', async () => {
+    const server = servers[0] as ServerProcess;
+    const challenge = (await fetch(`${server.baseUrl}/api/books?limit=1`)).headers.get('www-authenticate') ?? '';
+    const nonce = /nonce="([^"]+)"/.exec(challenge)?.[1] ?? '';
+    const uri = '/api/books?limit=1';
+    const response = md5(`${md5('cost:books:cost-right')}:${nonce}:${md5(`GET:${uri}`)}`);
+    meter.take();
+    const status = await statusFrom(
+      0,
+      '127.0.9.1',
+      `Digest username="cost", realm="books", nonce="${nonce}", uri="${uri}", response="${response}"`,
+      uri,
+    );
+    expect(status).toBe(200);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem', 'PutItem', 'UpdateItem']);
+  });
+});
