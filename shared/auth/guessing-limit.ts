@@ -78,10 +78,7 @@ export class GuessingLimit {
         now,
         intervalMs: bucketLimits(budget.policy, now).intervalMs,
         run: { consecutive: next.consecutive, lastFailureAt: next.lastFailureAt },
-        evict: runsToEvict(account.failures, source, this.policy).map((evicted) => ({
-          source: evicted,
-          run: account.failures?.runs[evicted] as { consecutive: number; lastFailureAt: number },
-        })),
+        evict: runsToEvict(account.failures, source, this.policy),
         expiresAtSeconds: failuresForgottenAt(stored, this.policy),
       };
       if (await this.store.admit(username, account, change)) {

@@ -59,8 +59,8 @@ export interface FailureChange extends ChangeBase {
   intervalMs: number;
   /** The source's run after this failure. */
   run: Run;
-  /** Other sources' runs to drop (each only while still as read), so the record keeps its size. */
-  evict: ReadonlyArray<{ source: string; run: Run }>;
+  /** Other sources' runs to drop, so the record keeps its size (whatever they hold by then). */
+  evict: readonly string[];
   /** When no part of the record changes any answer any longer (epoch seconds). */
   expiresAtSeconds: number;
 }

@@ -93,10 +93,11 @@ export class DynamoAccountStore implements AccountStore {
         sets.push('failRuns = :runs');
         values[':runs'] = { [change.source]: run };
       }
+      // Unconditionally: a condition on the runs dropped would make every stranger's write conflict
+      // with every other's (they all drop the same oldest run), and a run dropped just after it
+      // changed only gives its source a fresh start, which the strangers' bucket still bounds.
       change.evict.forEach((evicted, i) => {
-        names[`#evict${i}`] = evicted.source;
-        values[`:evictAt${i}`] = evicted.run.lastFailureAt;
-        conditions.push(`failRuns.#evict${i}[1] = :evictAt${i}`);
+        names[`#evict${i}`] = evicted;
         removes.push(`failRuns.#evict${i}`);
       });
       sets.push('failWriter = :writer');

@@ -80,10 +80,7 @@ export class MemoryUserStore implements UserStore, AccountStore {
         if (bucket !== undefined && bucket >= change.now) return false;
         moved = change.now + change.intervalMs;
       }
-      for (const evicted of change.evict) {
-        if (runs[evicted.source]?.lastFailureAt !== evicted.run.lastFailureAt) return false;
-        delete runs[evicted.source];
-      }
+      for (const evicted of change.evict) delete runs[evicted];
       runs[change.source] = change.run;
       next = {
         ...current,
