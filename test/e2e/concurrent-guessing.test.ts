@@ -246,16 +246,19 @@ describe('strangers rotating addresses cannot lock the user out from an address 
 });
 
 describe('what an authenticated request costs on the auth table, on the wire', () => {
+  /** The calls on the auth table, each as `operation units` (capacity units DynamoDB reported). */
   const onAuthTable = (calls: MeteredCall[]) =>
-    calls.filter((call) => JSON.stringify(call.request).includes(`"${tables.names.auth}"`)).map((c) => c.operation);
+    calls
+      .filter((call) => JSON.stringify(call.request).includes(`"${tables.names.auth}"`))
+      .map((call) => `${call.operation} ${call.capacityUnits}`);
   const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
   it('Basic: a success and a failure are each one read and one conditional write', async () => {
     meter.take();
     expect(await statusFrom(0, '127.0.9.1', basic('cost', 'cost-right'))).toBe(200);
-    expect(onAuthTable(meter.take())).toEqual(['GetItem', 'UpdateItem']);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem 0.5', 'UpdateItem 1']);
     expect(await statusFrom(0, '127.0.9.1', basic('cost', 'wrong'))).toBe(401);
-    expect(onAuthTable(meter.take())).toEqual(['GetItem', 'UpdateItem']);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem 0.5', 'UpdateItem 1']);
   });
 
   it('Digest: a success adds the nonce’s one conditional write', async () => {
@@ -272,6 +275,6 @@ describe('what an authenticated request costs on the auth table, on the wire', (
       uri,
     );
     expect(status).toBe(200);
-    expect(onAuthTable(meter.take())).toEqual(['GetItem', 'PutItem', 'UpdateItem']);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem 0.5', 'PutItem 1', 'UpdateItem 1']);
   });
 });
