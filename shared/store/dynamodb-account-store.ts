@@ -107,7 +107,8 @@ export class DynamoAccountStore implements AccountStore {
       // A user's item never expires: it keeps the same date under another name, so both writes are alike.
       sets.push(isUser ? 'failForgottenAt = :expires' : 'expiresAt = :expires');
       values[':expires'] = change.expiresAtSeconds;
-      if (!isUser) {
+      // With a name's first failure record only, so later writes are shaped as a user's are.
+      if (!isUser && read.failures === undefined) {
         sets.push(...DECOYS.map((name) => `${name} = if_not_exists(${name}, :${name})`));
         Object.assign(values, decoyAttributes());
       }
