@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
+import type { AccountFailures } from '../../shared/auth/account-failures';
 import { recordFor } from '../../shared/auth/account-failures';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { sourceTag } from '../../shared/auth/client-address';
@@ -332,6 +333,23 @@ describe('strangers cannot lock a user out from where the user signed in before'
     expect(seen).toEqual([WRONG, WRONG, WRONG, WRONG, WRONG, LOCKED]);
     now += 60_000;
     expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
+  });
+
+  it('a failure from a known address whose sign-in another container forgot meanwhile counts as a stranger’s', async () => {
+    expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
+    const tag = sourceTag(KNOWN);
+    const admit = users.admit.bind(users);
+    users.admit = async (username, read, change) => {
+      users.admit = admit;
+      const stored = users.stored.get(username);
+      users.stored.set(username, { ...(stored as AccountFailures), signedIn: {} }); // forgotten in between
+      return admit(username, read, change);
+    };
+    expect(outcome(await from(KNOWN, 'typo'))).toBe(WRONG);
+    const record = users.stored.get('alice');
+    expect(record?.knownBucketAt).toBeUndefined();
+    expect(record?.bucketAt).toBe(now + 90_000);
+    expect(record?.runs[tag]?.consecutive).toBe(1);
   });
 
   it('a known address is forgotten 30 days after its last success', async () => {
