@@ -168,9 +168,11 @@ export class Authenticator {
     if (!constantTimeEqual(response.toLowerCase(), expected) || stored === NOBODY) {
       return this.failed(username, account, address);
     }
-    if (claims.expired) return this.deny('nonce expired', true);
+    // stale=true tells the client the answer was right: only for an answer the limit admits, as a
+    // success would be, or a burst of answers on spent nonces would test passwords uncounted.
+    if (claims.expired) return this.stale('nonce expired', username, account, address);
     if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
-      return this.deny('nonce already used', true);
+      return this.stale('nonce already used', username, account, address);
     }
     // After the nonce is spent: a replayed right answer must not end a run of failures.
     if (!(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
@@ -212,6 +214,10 @@ export class Authenticator {
     const outcome = await this.limit.failed(username, account, address);
     const denial = this.deny(outcome.counted ? WRONG : LOCKED);
     return outcome.lockoutStarted ? { ...denial, lockoutStarted: true } : denial;
+  }
+
+  private async stale(reason: string, username: string, account: Account, address: string | undefined) {
+    return (await this.limit.rightButStale(username, account, address)) ? this.deny(reason, true) : this.deny(LOCKED);
   }
 
   private deny(reason: string, stale = false): AuthDenial {

@@ -90,7 +90,24 @@ export class GuessingLimit {
   }
 
   /** A right password: true when the account may be let in (it was not locked in the meantime). */
-  async succeeded(username: string, read: Account, address?: string): Promise<boolean> {
+  succeeded(username: string, read: Account, address?: string): Promise<boolean> {
+    return this.admitRight('success', username, read, address);
+  }
+
+  /**
+   * A right Digest answer on a spent or expired nonce: true when the client may be told so
+   * (`stale=true`), i.e. when a success would have been admitted; nothing changes either way.
+   */
+  rightButStale(username: string, read: Account, address?: string): Promise<boolean> {
+    return this.admitRight('check', username, read, address);
+  }
+
+  private async admitRight(
+    outcome: 'success' | 'check',
+    username: string,
+    read: Account,
+    address?: string,
+  ): Promise<boolean> {
     const source = sourceTag(address);
     let account = read;
     for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -98,7 +115,7 @@ export class GuessingLimit {
       const { budget, locked, check } = this.view(account.failures, source, now);
       if (locked) return false;
       const change: AttemptChange = {
-        outcome: 'success',
+        outcome,
         source,
         seenRun: account.failures?.runs[source],
         bucket: check,

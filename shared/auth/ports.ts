@@ -65,9 +65,14 @@ export interface FailureChange extends ChangeBase {
   expiresAtSeconds: number;
 }
 
-/** A right password: the source's run ends and the source is remembered as signed in at `now`. */
+/**
+ * A right password: the source's run ends and the source is remembered as signed in at `now`. A
+ * `check` is a right Digest answer on a spent or expired nonce: admitted like a success (before its
+ * `stale=true` can tell the client the password was right) but changing nothing, since a replayed
+ * answer must neither end a run nor make its sender's address one that signed in.
+ */
 export interface SuccessChange extends ChangeBase {
-  outcome: 'success';
+  outcome: 'success' | 'check';
   now: number;
   /** Sign-ins to forget (too old, or beyond the slots). */
   forget: readonly string[];

@@ -112,6 +112,9 @@ export class DynamoAccountStore implements AccountStore {
         sets.push(...DECOYS.map((name) => `${name} = if_not_exists(${name}, :${name})`));
         Object.assign(values, decoyAttributes());
       }
+    } else if (change.outcome === 'check') {
+      conditions.push('(attribute_not_exists(#bucket) OR #bucket <= :atMost)');
+      values[':atMost'] = change.bucket.atMost;
     } else {
       conditions.push('(attribute_not_exists(#bucket) OR #bucket <= :atMost)');
       values[':atMost'] = change.bucket.atMost;
@@ -136,11 +139,14 @@ export class DynamoAccountStore implements AccountStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: accountKey(username),
-          UpdateExpression: [
-            `SET ${sets.join(', ')}`,
-            ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
-            ...(adds.length > 0 ? [`ADD ${adds.join(', ')}`] : []),
-          ].join(' '),
+          // A check changes nothing: an UpdateItem with a condition and no update expression.
+          ...(sets.length + removes.length + adds.length > 0 && {
+            UpdateExpression: [
+              ...(sets.length > 0 ? [`SET ${sets.join(', ')}`] : []),
+              ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
+              ...(adds.length > 0 ? [`ADD ${adds.join(', ')}`] : []),
+            ].join(' '),
+          }),
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,

@@ -89,6 +89,9 @@ export class MemoryUserStore implements UserStore, AccountStore {
         [change.bucket.field]: moved,
         version: (current?.version ?? 0) + 1,
       };
+    } else if (change.outcome === 'check') {
+      if (bucket !== undefined && bucket > change.bucket.atMost) return false;
+      next = structuredClone(current) as AccountFailures;
     } else {
       if (bucket !== undefined && bucket > change.bucket.atMost) return false;
       delete runs[change.source];

@@ -275,6 +275,28 @@ describe('a burst of concurrent guesses from one address', () => {
     expect((await burst(32, 2)).filter((o) => o === 'accepted')).toHaveLength(1);
   });
 
+  it('a right Digest answer on a spent nonce says stale only when admitted: no uncounted password test', async () => {
+    const right = digest(auth.challenge(), 'alice', 'right');
+    expect(outcome(await auth.authenticate(right))).toBe('accepted'); // its nonce is spent now
+    const replay = { ...right, sourceAddress: '198.51.100.7' };
+    // Alone, the replay is told stale (the answer was right), and changes nothing.
+    const before = structuredClone(users.stored.get('alice'));
+    expect(await auth.authenticate(replay)).toMatchObject({ ok: false, reason: 'nonce already used' });
+    expect(users.stored.get('alice')).toEqual(before);
+    // Four failures, then a burst whose first failure locks the address before the replay's admission:
+    // every request read the address open, and the replay is refused like any guess.
+    for (let i = 0; i < 4; i++) await auth.authenticate({ ...basic('alice', 'typo'), sourceAddress: '198.51.100.7' });
+    const seen = await Promise.all([
+      ...Array.from({ length: 31 }, (_, i) =>
+        auth.authenticate({ ...basic('alice', `guess-${i}`), sourceAddress: '198.51.100.7' }),
+      ),
+      auth.authenticate(replay),
+    ]);
+    expect(seen.at(-1)).toMatchObject({ ok: false, reason: LOCKED });
+    const last = seen.at(-1) as AuthResult;
+    expect(last.ok ? '' : last.challenge).not.toContain('stale');
+  });
+
   it('a burst after the address is locked changes nothing and lets nobody in', async () => {
     await burst(5);
     const before = users.writes.length;
