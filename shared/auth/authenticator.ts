@@ -130,8 +130,10 @@ export class Authenticator {
     // Never offered (docs/security.md): a hashed name cannot be looked up, and a plain one sent
     // with userhash=true is a client that read a challenge we did not send.
     if (params.get('userhash')?.toLowerCase() === 'true') return this.deny('userhash not offered');
-    // RFC 7616 §3.3: the client returns opaque unchanged; a response without it answered no challenge of ours.
-    if (params.get('opaque') !== this.opaque) return this.deny('opaque missing or mismatched');
+    // RFC 7616 §3.3: a client returns opaque unchanged when it sends one; the spec's request carries
+    // none, and needs none: the nonce's MAC already binds realm and opaque.
+    const opaque = params.get('opaque');
+    if (opaque !== undefined && opaque !== this.opaque) return this.deny('opaque mismatched');
     if (!uriMatchesRequest(uri, request)) return this.deny('uri does not match the request');
     const algorithm = parseAlgorithm(params.get('algorithm'));
     if (!algorithm || !this.options.algorithms.includes(algorithm)) return this.deny('unsupported algorithm');
@@ -166,9 +168,11 @@ export class Authenticator {
     if (!constantTimeEqual(response.toLowerCase(), expected) || stored === NOBODY) {
       return this.failed(username, account, address);
     }
-    if (claims.expired) return this.deny('nonce expired', true);
+    // stale=true tells the client the answer was right: only for an answer the limit admits, as a
+    // success would be, or a burst of answers on spent nonces would test passwords uncounted.
+    if (claims.expired) return this.stale('nonce expired', username, account, address);
     if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
-      return this.deny('nonce already used', true);
+      return this.stale('nonce already used', username, account, address);
     }
     // After the nonce is spent: a replayed right answer must not end a run of failures.
     if (!(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
@@ -210,6 +214,10 @@ export class Authenticator {
     const outcome = await this.limit.failed(username, account, address);
     const denial = this.deny(outcome.counted ? WRONG : LOCKED);
     return outcome.lockoutStarted ? { ...denial, lockoutStarted: true } : denial;
+  }
+
+  private async stale(reason: string, username: string, account: Account, address: string | undefined) {
+    return (await this.limit.rightButStale(username, account, address)) ? this.deny(reason, true) : this.deny(LOCKED);
   }
 
   private deny(reason: string, stale = false): AuthDenial {

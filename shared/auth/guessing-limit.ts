@@ -1,13 +1,22 @@
-import { type AccountFailures, failuresForgottenAt, recordFor, withRecord } from './account-failures';
+import {
+  type AccountFailures,
+  budgetFor,
+  failuresForgottenAt,
+  recordFor,
+  runsToEvict,
+  signInsToForget,
+  withRecord,
+} from './account-failures';
 import { sourceTag } from './client-address';
-import { afterFailure, afterSuccess, isLocked, type LockoutPolicy } from './lockout';
-import type { AccountStore } from './ports';
+import { afterFailure, bucketLimits, isLocked, type LockoutPolicy } from './lockout';
+import type { AccountStore, AttemptChange } from './ports';
 import type { Account } from './types';
 
 /**
- * Rounds of read-and-write a failure or a success may take when other containers keep changing the
- * same record. Each round one writer wins, and the account locks after a few counted failures, so
- * the rounds end quickly; past this many, the attempt is refused uncounted (the safe side).
+ * Rounds of read-and-write an attempt may take when other containers keep changing the same
+ * record. Writes from one source conflict only with that source's, and it locks after a few
+ * counted failures, so the rounds end quickly; past this many, the attempt is refused uncounted
+ * (the safe side).
  */
 const MAX_ROUNDS = 12;
 
@@ -25,10 +34,15 @@ export interface FailureOutcome {
 }
 
 /**
- * The failure limit on the account store, shared by every container through conditional writes:
- * a failure is counted exactly once, only while the account is not locked for its client source
- * (its own run, and the ceiling over every source); a success writes only when it ends its
- * source's run of failures. `address` is the client's address, undefined when none is known.
+ * The failure limit on the account store, shared by every container through conditional writes.
+ * Every outcome of a password, wrong or right, is admitted by one conditional write on the
+ * account's record that holds only while the source is not locked: its run as read (so failures
+ * from one source are counted one at a time) and its bucket not empty. A wrong password's write
+ * counts it; a right one's ends the source's run and remembers the source as signed in. So however
+ * many requests arrive at once, on however many containers, the writes put them in one order, and a
+ * right password is let in only when it comes, in that order, before the source's run or the
+ * bucket locks: the passwords that can be let in are never more than the limit admits.
+ * `address` is the client's address, undefined when none is known.
  */
 export class GuessingLimit {
   constructor(
@@ -40,7 +54,7 @@ export class GuessingLimit {
   /** The one read every authentication makes. */
   async lookup(username: string, address?: string): Promise<Lookup> {
     const account = await this.store.account(username);
-    return { account, locked: this.isLocked(account.failures, sourceTag(address), this.now()) };
+    return { account, locked: this.view(account.failures, sourceTag(address), this.now()).locked };
   }
 
   async failed(username: string, read: Account, address?: string): Promise<FailureOutcome> {
@@ -48,37 +62,83 @@ export class GuessingLimit {
     let account = read;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const now = this.now();
-      if (this.isLocked(account.failures, source, now)) return { counted: false, lockoutStarted: false };
-      const next = afterFailure(recordFor(account.failures, source), now, this.policy);
-      const stored = withRecord(account.failures, source, next, this.policy);
-      if (await this.write(username, account, stored)) {
-        return { counted: true, lockoutStarted: isLocked(next, now, this.policy) };
+      const { budget, record, locked, check } = this.view(account.failures, source, now);
+      if (locked) return { counted: false, lockoutStarted: false };
+      const next = afterFailure(record, now, budget.policy);
+      const stored: AccountFailures = {
+        ...withRecord(account.failures, source, { ...next, bucketAt: account.failures?.bucketAt ?? 0 }, this.policy),
+        [budget.field]: next.bucketAt,
+      };
+      const change: AttemptChange = {
+        outcome: 'failure',
+        source,
+        seenRun: account.failures?.runs[source],
+        bucket: check,
+        ...(budget.knownSince !== undefined && { knownSince: budget.knownSince }),
+        now,
+        intervalMs: bucketLimits(budget.policy, now).intervalMs,
+        run: { consecutive: next.consecutive, lastFailureAt: next.lastFailureAt },
+        evict: runsToEvict(account.failures, source, this.policy),
+        expiresAtSeconds: failuresForgottenAt(stored, this.policy),
+      };
+      if (await this.store.admit(username, account, change)) {
+        return { counted: true, lockoutStarted: isLocked(next, now, budget.policy) };
       }
       account = await this.store.account(username, true);
     }
     return { counted: false, lockoutStarted: false };
   }
 
-  /** A right password: true when the account may be let in (it was not locked meanwhile). */
-  async succeeded(username: string, read: Account, address?: string): Promise<boolean> {
+  /** A right password: true when the account may be let in (it was not locked in the meantime). */
+  succeeded(username: string, read: Account, address?: string): Promise<boolean> {
+    return this.admitRight('success', username, read, address);
+  }
+
+  /**
+   * A right Digest answer on a spent or expired nonce: true when the client may be told so
+   * (`stale=true`), i.e. when a success would have been admitted; nothing changes either way.
+   */
+  rightButStale(username: string, read: Account, address?: string): Promise<boolean> {
+    return this.admitRight('check', username, read, address);
+  }
+
+  private async admitRight(
+    outcome: 'success' | 'check',
+    username: string,
+    read: Account,
+    address?: string,
+  ): Promise<boolean> {
     const source = sourceTag(address);
     let account = read;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      if (this.isLocked(account.failures, source, this.now())) return false;
-      const next = afterSuccess(recordFor(account.failures, source));
-      if (!next || (await this.write(username, account, withRecord(account.failures, source, next, this.policy)))) {
-        return true;
-      }
+      const now = this.now();
+      const { budget, locked, check } = this.view(account.failures, source, now);
+      if (locked) return false;
+      const change: AttemptChange = {
+        outcome,
+        source,
+        seenRun: account.failures?.runs[source],
+        bucket: check,
+        ...(budget.knownSince !== undefined && { knownSince: budget.knownSince }),
+        now,
+        forget: signInsToForget(account.failures, source, now),
+      };
+      if (await this.store.admit(username, account, change)) return true;
       account = await this.store.account(username, true);
     }
     return false;
   }
 
-  private isLocked(failures: AccountFailures | undefined, source: string, now: number) {
-    return isLocked(recordFor(failures, source), now, this.policy);
-  }
-
-  private write(username: string, read: Account, next: AccountFailures) {
-    return this.store.replaceFailures(username, read, next, failuresForgottenAt(next, this.policy));
+  /** The source's view of the record at `now`: its bucket, its lockout rules' record, and whether it is locked. */
+  private view(failures: AccountFailures | undefined, source: string, now: number) {
+    const budget = budgetFor(failures, source, now, this.policy);
+    const record = recordFor(failures, source, budget.field);
+    const { atMost } = bucketLimits(budget.policy, now);
+    return {
+      budget,
+      record,
+      locked: isLocked(record, now, budget.policy),
+      check: { field: budget.field, atMost },
+    };
   }
 }

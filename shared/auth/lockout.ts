@@ -54,6 +54,15 @@ const bucket = (policy: LockoutPolicy) => {
   return { burst, intervalMs };
 };
 
+/**
+ * The bucket at `now` as a conditional write checks it: it still takes a failure while its arrival
+ * time is at most `atMost`, and each failure moves the arrival time `intervalMs` on.
+ */
+export const bucketLimits = (policy: LockoutPolicy, now: number) => {
+  const { burst, intervalMs } = bucket(policy);
+  return { intervalMs, atMost: now + (burst - 1) * intervalMs };
+};
+
 /** How long the schedule locks after `consecutive` failures (0 before `lockoutAfter`). */
 export const lockoutMs = (consecutive: number, policy: LockoutPolicy): number => {
   if (consecutive < policy.lockoutAfter) return 0;

@@ -1,4 +1,4 @@
-import type { AccountFailures } from './account-failures';
+import type { Run } from './account-failures';
 import type { Account, StoredUser } from './types';
 
 /*
@@ -17,17 +17,65 @@ export interface UserStore {
 
 /**
  * Users and their failure records, kept together so that the authorizer reads both with one
- * request: a success costs no more than the user lookup alone. A name that is nobody's has a
- * failure record too (it may expire), and never a user.
+ * request. A name that is nobody's has a failure record too (it may expire), and never a user.
  */
 export interface AccountStore {
   /** One read; `latest` asks for a strongly consistent one (after a lost race). */
   account(username: string, latest?: boolean): Promise<Account>;
   /**
-   * Replaces the failure record with `next` if it is still the one `read` found (by version), in
-   * one conditional write; false, writing nothing, when another container changed it first.
+   * Admits one attempt's outcome in one conditional write, only while what `change` was computed
+   * from still holds (the source's run, its bucket not empty, its sign-in still recent): every
+   * outcome of every container is ordered by these writes, so a password counts (and a right one
+   * is let in) only when it is among those the limit admits. False, writing nothing, when the
+   * record changed first: read it again and decide again.
    */
-  replaceFailures(username: string, read: Account, next: AccountFailures, expiresAtSeconds: number): Promise<boolean>;
+  admit(username: string, read: Account, change: AttemptChange): Promise<boolean>;
+}
+
+/** The bucket a source draws on, as a conditional write checks it (lockout.ts, bucketLimits). */
+export interface BucketCheck {
+  field: 'bucketAt' | 'knownBucketAt';
+  /** Not empty while its arrival time is at most this. */
+  atMost: number;
+}
+
+/** What one attempt changes on the record of its account name, and on what condition. */
+export type AttemptChange = FailureChange | SuccessChange;
+
+interface ChangeBase {
+  source: string;
+  /** The source's run as read: the change applies only while it is still this one (undefined: none). */
+  seenRun: Run | undefined;
+  bucket: BucketCheck;
+  /** For a source counted as known: its sign-in must still be at least this recent. */
+  knownSince?: number;
+}
+
+/** A wrong password (or an unknown name): one more failure, on the source's run and its bucket. */
+export interface FailureChange extends ChangeBase {
+  outcome: 'failure';
+  now: number;
+  /** The bucket's step per failure: it moves to max(its time, now) + intervalMs. */
+  intervalMs: number;
+  /** The source's run after this failure. */
+  run: Run;
+  /** Other sources' runs to drop, so the record keeps its size (whatever they hold by then). */
+  evict: readonly string[];
+  /** When no part of the record changes any answer any longer (epoch seconds). */
+  expiresAtSeconds: number;
+}
+
+/**
+ * A right password: the source's run ends and the source is remembered as signed in at `now`. A
+ * `check` is a right Digest answer on a spent or expired nonce: admitted like a success (before its
+ * `stale=true` can tell the client the password was right) but changing nothing, since a replayed
+ * answer must neither end a run nor make its sender's address one that signed in.
+ */
+export interface SuccessChange extends ChangeBase {
+  outcome: 'success' | 'check';
+  now: number;
+  /** Sign-ins to forget (too old, or beyond the slots). */
+  forget: readonly string[];
 }
 
 /** Records spent Digest nonces, so each is accepted once across every function instance. */

@@ -13,6 +13,8 @@ export interface Account {
   /** The stored user, whatever its realm. */
   user?: StoredUser;
   failures?: AccountFailures;
+  /** Which maps of the record the stored item holds (the store's note to itself, so a write can add to them). */
+  stored?: { runs: boolean; signedIn: boolean };
 }
 
 /** The parts of an HTTP request authentication looks at. */

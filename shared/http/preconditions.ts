@@ -5,16 +5,22 @@ import { satisfies, type VersionSet } from '../books/preconditions';
  * stored version: opaque to clients (base64url of the id and version), so they compare it and
  * never read it. It names the book too, so a tag copied from another book never matches.
  */
-export const entityTag = (id: number, version: number): string =>
-  `"${Buffer.from(`${id}.${version}`, 'utf8').toString('base64url')}"`;
+export const entityTag = (id: number, version: number): string => `"${opaqueTag(id, version)}"`;
 
-/** The version an opaque tag names for this book, or undefined when it is not one of this book's tags. */
+const opaqueTag = (id: number, version: number) => Buffer.from(`${id}.${version}`, 'utf8').toString('base64url');
+
+/**
+ * The version an opaque tag names for this book, or undefined when it is not one of this book's tags.
+ * Only a tag this service issues names a version: RFC 9110 §8.8.3.2 compares opaque-tags character
+ * by character, so a text that decodes to the same numbers (`1.01`, `1.0000000000000001`, spare
+ * base64 bits) is another tag, one no book ever carried.
+ */
 export const versionOf = (id: number, opaque: string): number | undefined => {
   if (!/^[A-Za-z0-9_-]+$/.test(opaque)) return undefined;
   const match = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(opaque, 'base64url').toString('utf8'));
   if (!match || Number(match[1]) !== id) return undefined;
   const version = Number(match[2]);
-  return Number.isSafeInteger(version) && version >= 1 ? version : undefined;
+  return Number.isSafeInteger(version) && version >= 1 && opaqueTag(id, version) === opaque ? version : undefined;
 };
 
 /** What a precondition header asks for: any current representation (`*`), or one of these tags. */

@@ -121,6 +121,21 @@ describe('If-Match', () => {
     }
   });
 
+  it('compares tags character by character: a tag never issued that decodes to the current version is 412', async () => {
+    const { book, etag } = await create();
+    const path = `/api/books/${book.id}`;
+    expect(etag).toBe(`"${Buffer.from(`${book.id}.1`).toString('base64url')}"`);
+    const forged = `"${Buffer.from(`${book.id}.0000000000000001`).toString('base64url')}"`;
+    expectPreconditionFailed(await call('PATCH', path, { title: 'Forged' }, { 'if-match': forged }), etag);
+    expectPreconditionFailed(await call('PUT', path, newBook({ isbn: book.isbn }), { 'if-match': forged }), etag);
+    expectPreconditionFailed(await call('DELETE', path, undefined, { 'if-match': forged }), etag);
+    expect((await call('GET', path, undefined, { 'if-none-match': forged })).status).toBe(200);
+    expect((await call('GET', path, undefined, { 'if-none-match': `W/${forged}` })).status).toBe(200);
+    const after = await call('GET', path);
+    expect(after.json).toEqual(book);
+    expect(after.headers.get('etag')).toBe(etag);
+  });
+
   it('a malformed value names no tag: 412 for an existing book, and a GET answers 200', async () => {
     const { book, etag } = await create();
     const path = `/api/books/${book.id}`;

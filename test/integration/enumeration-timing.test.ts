@@ -60,7 +60,7 @@ const authenticator = (lockout: LockoutPolicy, slowFor?: string) => {
           if (name === slowFor) busyWait(CONTROL_DELAY_US);
           return account;
         },
-        replaceFailures: (...args: Parameters<AccountStore['replaceFailures']>) => store.replaceFailures(...args),
+        admit: (...args: Parameters<AccountStore['admit']>) => store.admit(...args),
       }
     : store;
   return new Authenticator(

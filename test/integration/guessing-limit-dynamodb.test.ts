@@ -113,11 +113,37 @@ describe('containers guessing one account at once', () => {
     const results = await Promise.all(
       containers.flatMap((auth) => Array.from({ length: 10 }, () => auth.authenticate(basic(victim, 'guess')))),
     );
-    // A bucket of half the hourly limit at once; the other half comes back over the hour.
-    expect(results.map(outcome).filter((o) => o === WRONG)).toHaveLength(15);
-    expect(await record(victim)).toMatchObject({ failVersion: 15 });
-    expect(failRun(await record(victim))).toBe(15);
+    // Strangers get 24 of the 30 (the other 6 are kept for addresses that signed in): half of it at
+    // once, the other half back over the hour.
+    expect(results.map(outcome).filter((o) => o === WRONG)).toHaveLength(12);
+    expect(await record(victim)).toMatchObject({ failVersion: 12 });
+    expect(failRun(await record(victim))).toBe(12);
     expect(outcome(await container(policy).authenticate(basic(victim, 'right')))).toBe(LOCKED);
+  });
+});
+
+describe('bursts on one DynamoDB table, many containers at once', () => {
+  it('a burst of 100 right passwords from one address (a client in parallel) all get in: successes never conflict', async () => {
+    const name = await newUser();
+    const containers = Array.from({ length: 4 }, () => container());
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        (containers[i % 4] as Authenticator).authenticate(basic(name, 'right', A_ADDRESS)),
+      ),
+    );
+    expect(results.map(outcome)).toEqual(Array(100).fill('accepted'));
+  });
+
+  it('a locked address stays locked under a burst of 32 right passwords over four containers', async () => {
+    const victim = await newUser();
+    const containers = Array.from({ length: 4 }, () => container());
+    for (let i = 0; i < 5; i++) await (containers[0] as Authenticator).authenticate(basic(victim, 'guess', A_ADDRESS));
+    const results = await Promise.all(
+      Array.from({ length: 32 }, (_, i) =>
+        (containers[i % 4] as Authenticator).authenticate(basic(victim, 'right', A_ADDRESS)),
+      ),
+    );
+    expect(results.map(outcome)).toEqual(Array(32).fill(LOCKED));
   });
 });
 
@@ -171,13 +197,13 @@ describe('the schedule (a clock moved by the test)', () => {
       time.advance(30_000);
     }
     for (const start of counted) {
-      expect(counted.filter((at) => at >= start && at <= start + HOUR).length).toBeLessThanOrEqual(10);
+      expect(counted.filter((at) => at >= start && at <= start + HOUR).length).toBeLessThanOrEqual(8);
     }
-    // Five at once (the first five guesses), then one every 12 minutes: 5 + 14 more in three hours.
+    // Strangers get 8 of the 10: four at once (the first four guesses), then one every 15 minutes.
     const first = counted[0] ?? Number.NaN;
-    expect(counted.slice(0, 5).map((at) => at - first)).toEqual([0, 30_000, 60_000, 90_000, 120_000]);
-    expect(counted.slice(5).map((at) => (at - first) / 60_000)).toEqual(
-      Array.from({ length: 14 }, (_, i) => 12 * (i + 1)),
+    expect(counted.slice(0, 4).map((at) => at - first)).toEqual([0, 30_000, 60_000, 90_000]);
+    expect(counted.slice(4).map((at) => (at - first) / 60_000)).toEqual(
+      Array.from({ length: 11 }, (_, i) => 15 * (i + 1)),
     );
   }, 60_000);
 });
@@ -241,18 +267,24 @@ describe('client addresses (a run per address, the hourly ceiling over all of th
     expect(outcome(await auth.authenticate(basic(name, 'right', A)))).toBe(LOCKED);
   });
 
-  it('the hourly ceiling locks the name from every address, a new one and the right password included', async () => {
+  it('the strangers’ ceiling locks the name from every new address, the right password included, never from one that signed in', async () => {
     const name = await newUser();
     const time = clock();
-    const policy = { ...DEFAULT_LOCKOUT_POLICY, failureLimit: 20 }; // a bucket of 10
+    const policy = { ...DEFAULT_LOCKOUT_POLICY, failureLimit: 20 }; // 16 for strangers: a bucket of 8
     const auth = container(policy, time.now);
-    // Two failures from each of five addresses: no address reaches its own lockout.
-    for (let i = 0; i < 10; i++) {
-      expect(outcome(await auth.authenticate(basic(name, 'guess', `192.0.2.${i % 5}`)))).toBe(WRONG);
+    expect(outcome(await auth.authenticate(basic(name, 'right', A)))).toBe('accepted');
+    // Two failures from each of four addresses: no address reaches its own lockout.
+    for (let i = 0; i < 8; i++) {
+      expect(outcome(await auth.authenticate(basic(name, 'guess', `192.0.2.${i % 4}`)))).toBe(WRONG);
     }
+    expect(outcome(await auth.authenticate(basic(name, 'guess', '192.0.2.9')))).toBe(LOCKED);
     expect(outcome(await auth.authenticate(basic(name, 'right', B)))).toBe(LOCKED);
-    // The bucket frees one failure after 3,600 s / 10.
-    time.advance(360_000);
+    // The user's own address signed in before: its failures draw on the other part (4 an hour).
+    expect(outcome(await auth.authenticate(basic(name, 'right', A)))).toBe('accepted');
+    expect(outcome(await auth.authenticate(basic(name, 'typo', A)))).toBe(WRONG);
+    expect(outcome(await auth.authenticate(basic(name, 'right', A)))).toBe('accepted');
+    // The strangers' bucket frees one failure after 3,600 s / 8.
+    time.advance(450_000);
     expect(outcome(await auth.authenticate(basic(name, 'right', B)))).toBe('accepted');
   });
 
@@ -271,7 +303,7 @@ describe('client addresses (a run per address, the hourly ceiling over all of th
   it('remembers eight addresses: a ninth takes the place of the one whose lockout ends first', async () => {
     const name = await newUser();
     const time = clock();
-    const auth = container(DEFAULT_LOCKOUT_POLICY, time.now);
+    const auth = container({ ...DEFAULT_LOCKOUT_POLICY, failureLimit: 200 }, time.now); // room for 45 failures at once
     const address = (i: number) => `192.0.2.${100 + i}`;
     for (let i = 0; i < 8; i++) {
       for (let j = 0; j < 5; j++) await auth.authenticate(basic(name, 'guess', address(i)));
@@ -376,19 +408,22 @@ describe('what it costs in requests', () => {
     auth = container(DEFAULT_LOCKOUT_POLICY, undefined, recording.client);
   });
 
-  it('a success without earlier failures: one read, as before the limit existed; a challenge: nothing', async () => {
+  it('a success: one read and one conditional write that admits it (the price of a limit bursts cannot pass); a challenge: nothing', async () => {
     const name = await newUser();
-    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand']);
+    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand', 'UpdateItemCommand']);
     expect(sent[0]?.input.ConsistentRead).toBeUndefined();
+    expect(sent[1]?.input.ConditionExpression).toContain('attribute_not_exists(failRuns.#src)');
+    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand', 'UpdateItemCommand']);
     expect(await commands({ method: 'GET', path: '/api/books', query: {}, authorization: undefined })).toEqual([]);
   });
 
-  it('a failure: one read and one conditional write; a success after failures: one write to end the run', async () => {
+  it('a failure: one read and one conditional write; a success after failures: one write that also ends the run', async () => {
     const name = await newUser();
     expect(await commands(basic(name, 'guess'))).toEqual(['GetItemCommand', 'UpdateItemCommand']);
-    expect(sent[1]?.input.ConditionExpression).toContain('attribute_not_exists(failVersion)');
+    expect(sent[1]?.input.ConditionExpression).toContain('attribute_not_exists(failRuns)');
     expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand', 'UpdateItemCommand']);
-    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand']);
+    expect(sent[1]?.input.UpdateExpression).toContain('REMOVE failRuns.#src');
+    expect(await commands(basic(name, 'right'))).toEqual(['GetItemCommand', 'UpdateItemCommand']);
   });
 
   it('an attempt on a locked account: one read, no write', async () => {

@@ -1,7 +1,7 @@
 import { type AccountFailures, recordFor, withRecord } from '../../shared/auth/account-failures';
 import { sourceTag } from '../../shared/auth/client-address';
 import { DEFAULT_LOCKOUT_POLICY, type FailureRecord } from '../../shared/auth/lockout';
-import type { AccountStore, NonceLedger, UserStore } from '../../shared/auth/ports';
+import type { AccountStore, AttemptChange, NonceLedger, UserStore } from '../../shared/auth/ports';
 import type { Account, StoredUser } from '../../shared/auth/types';
 
 /** The source of a request that carries no client address (what the unit tests send). */
@@ -31,8 +31,13 @@ export class MemoryUserStore implements UserStore, AccountStore {
   readonly stored = new Map<string, AccountFailures>();
   /** The failure records as a request without a client address sees them. */
   readonly failures = new SourceView(this.stored, NO_ADDRESS);
-  /** Every failure record written, in order, as a request without a client address sees it. */
-  readonly writes: Array<{ username: string; record: FailureRecord; stored: AccountFailures }> = [];
+  /** Every admitted outcome, in order, with the record as a request without a client address sees it. */
+  readonly writes: Array<{
+    username: string;
+    outcome: AttemptChange['outcome'];
+    record: FailureRecord;
+    stored: AccountFailures;
+  }> = [];
   async get(username: string) {
     return this.users.get(username);
   }
@@ -51,10 +56,56 @@ export class MemoryUserStore implements UserStore, AccountStore {
     const failures = this.stored.get(username);
     return { ...(user && { user }), ...(failures && { failures: structuredClone(failures) }) };
   }
-  async replaceFailures(username: string, read: Account, next: AccountFailures, _expiresAtSeconds = 0) {
-    if (this.stored.get(username)?.version !== read.failures?.version) return false;
+  /** The DynamoDB adapter's conditions and updates (shared/store/dynamodb-account-store.ts), on the map. */
+  async admit(username: string, read: Account, change: AttemptChange) {
+    const isUser = this.users.has(username);
+    if (isUser !== (read.user !== undefined)) return false;
+    const current = this.stored.get(username);
+    const run = current?.runs[change.source];
+    const seen = change.seenRun;
+    if (seen ? run?.consecutive !== seen.consecutive || run.lastFailureAt !== seen.lastFailureAt : run) return false;
+    if (change.knownSince !== undefined && !((current?.signedIn?.[change.source] ?? -1) >= change.knownSince)) {
+      return false;
+    }
+    const bucket = current?.[change.bucket.field];
+    const runs = { ...current?.runs };
+    let next: AccountFailures;
+    if (change.outcome === 'failure') {
+      const seenBucket = read.failures?.[change.bucket.field] ?? 0;
+      let moved: number;
+      if (seenBucket >= change.now) {
+        if (bucket === undefined || bucket < change.now || bucket > change.bucket.atMost) return false;
+        moved = bucket + change.intervalMs;
+      } else {
+        if (bucket !== undefined && bucket >= change.now) return false;
+        moved = change.now + change.intervalMs;
+      }
+      for (const evicted of change.evict) delete runs[evicted];
+      runs[change.source] = change.run;
+      next = {
+        ...current,
+        runs,
+        bucketAt: current?.bucketAt ?? 0,
+        [change.bucket.field]: moved,
+        version: (current?.version ?? 0) + 1,
+      };
+    } else if (change.outcome === 'check') {
+      if (bucket !== undefined && bucket > change.bucket.atMost) return false;
+      next = structuredClone(current) as AccountFailures;
+    } else {
+      if (bucket !== undefined && bucket > change.bucket.atMost) return false;
+      delete runs[change.source];
+      const signedIn = { ...current?.signedIn, [change.source]: change.now };
+      for (const tag of change.forget) delete signedIn[tag];
+      next = { ...current, runs, bucketAt: current?.bucketAt ?? 0, signedIn, version: current?.version ?? 0 };
+    }
     this.stored.set(username, structuredClone(next));
-    this.writes.push({ username, record: recordFor(next, NO_ADDRESS) as FailureRecord, stored: structuredClone(next) });
+    this.writes.push({
+      username,
+      outcome: change.outcome,
+      record: recordFor(next, NO_ADDRESS) as FailureRecord,
+      stored: structuredClone(next),
+    });
     return true;
   }
 }

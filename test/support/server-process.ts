@@ -19,6 +19,7 @@ export const startServerProcess = async (
   endpoint: string,
   names: TableNames,
   nodeFlags: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<ServerProcess> => {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'local/main.ts'], {
@@ -30,6 +31,7 @@ export const startServerProcess = async (
       AUTH_TABLE_NAME: names.auth,
       LOCAL_USERS: 'demo:demo',
       NODE_NO_WARNINGS: '1',
+      ...env,
     },
   });
   let output = '';

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { lockedSources, recordFor, SOURCE_SLOTS, withRecord } from '../../shared/auth/account-failures';
+import {
+  budgetFor,
+  isKnown,
+  KNOWN_FOR_MS,
+  KNOWN_SLOTS,
+  knownShare,
+  lockedSources,
+  recordFor,
+  SOURCE_SLOTS,
+  signInsToForget,
+  withRecord,
+} from '../../shared/auth/account-failures';
 import { clientSource, sourceTag } from '../../shared/auth/client-address';
 import { afterFailure, DEFAULT_LOCKOUT_POLICY, type FailureRecord } from '../../shared/auth/lockout';
 
@@ -100,5 +111,47 @@ describe('the sources locked now', () => {
     expect(until).toBeGreaterThan(T0 + 10);
     expect(lockedSources(stored, until, policy)).toEqual([]);
     expect(lockedSources(stored, until - 1, policy)).toHaveLength(1);
+  });
+});
+
+describe('the addresses a record remembers as signed in', () => {
+  const policy = DEFAULT_LOCKOUT_POLICY;
+  const T0 = 1_800_000_000_000;
+  const DAY = 24 * 3_600_000;
+  const record = (signedIn: Record<string, number>) => ({ runs: {}, bucketAt: 0, version: 0, signedIn });
+
+  it('are known for 30 days after their last success, to the millisecond', () => {
+    const failures = record({ home: T0 });
+    expect(isKnown(failures, 'home', T0 + KNOWN_FOR_MS - 1)).toBe(true);
+    expect(isKnown(failures, 'home', T0 + KNOWN_FOR_MS)).toBe(false);
+    expect(isKnown(failures, 'elsewhere', T0)).toBe(false);
+    expect(isKnown(undefined, 'home', T0)).toBe(false);
+    expect(KNOWN_FOR_MS).toBe(30 * DAY);
+  });
+
+  it(`keep the ${KNOWN_SLOTS} most recent: a new one makes room by forgetting the oldest, and stale ones go`, () => {
+    const full = record(Object.fromEntries(Array.from({ length: KNOWN_SLOTS }, (_, i) => [`s${i}`, T0 + i])));
+    expect(signInsToForget(full, 'new', T0 + 10)).toEqual(['s0']);
+    expect(signInsToForget(full, 's3', T0 + 10)).toEqual([]); // signing in again takes no new place
+    expect(signInsToForget(record({ old: T0 - KNOWN_FOR_MS, fresh: T0 }), 'new', T0)).toEqual(['old']);
+    expect(signInsToForget(undefined, 'new', T0)).toEqual([]);
+  });
+
+  it('draw on their own fifth of the ceiling; strangers on the rest; under 5 an hour, one bucket for all', () => {
+    const failures = record({ home: T0 });
+    expect(knownShare(policy)).toBe(20);
+    expect(budgetFor(failures, 'home', T0, policy)).toEqual({
+      field: 'knownBucketAt',
+      policy: { ...policy, failureLimit: 20 },
+      knownSince: T0 - KNOWN_FOR_MS,
+    });
+    expect(budgetFor(failures, 'stranger', T0, policy)).toEqual({
+      field: 'bucketAt',
+      policy: { ...policy, failureLimit: 80 },
+    });
+    const small = { ...policy, failureLimit: 4 };
+    expect(knownShare(small)).toBe(0);
+    expect(budgetFor(failures, 'home', T0, small)).toEqual({ field: 'bucketAt', policy: small });
+    expect(knownShare({ ...policy, failureLimit: 5 })).toBe(1);
   });
 });

@@ -38,6 +38,30 @@ describe('entity tags', () => {
   });
 
   it.each([
+    ['1.0000000000000001', 1, 1],
+    ['1.01', 1, 1],
+    ['01.1', 1, 1],
+    ['42.0003', 42, 3],
+  ])('compare character by character: %j is not the tag of the version it decodes to', (text, id, version) => {
+    const forged = Buffer.from(text).toString('base64url');
+    expect(forged).not.toBe(opaque(entityTag(id, version)));
+    expect(versionOf(id, forged)).toBeUndefined();
+    expect(ifMatchCondition(id, parseTagList(`"${forged}"`))).toStrictEqual([]);
+    expect(ifNoneMatchCondition(id, parseTagList(`W/"${forged}"`))).toStrictEqual([]);
+    expect(noneMatch(id, version, parseTagList(`"${forged}"`))).toBe(true); // no tag of it matched
+    expect(noneMatch(id, version, parseTagList(entityTag(id, version)))).toBe(false);
+    expect(ifMatchCondition(id, parseTagList(entityTag(id, version)))).toStrictEqual([version]);
+  });
+
+  it('see the spare bits of a last base64url character: another text is another tag', () => {
+    const tag = opaque(entityTag(1, 1)); // "MS4x"
+    expect(tag).toBe('MS4x');
+    const shifted = `${Buffer.from('1.1').toString('base64url')}A`; // decodes alike, reads otherwise
+    expect(versionOf(1, shifted)).toBeUndefined();
+    expect(versionOf(1, 'MS4x')).toBe(1);
+  });
+
+  it.each([
     ['', 'empty'],
     ['abc', 'not a tag of ours'],
     ['a+b/', 'not base64url'],

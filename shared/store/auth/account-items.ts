@@ -31,7 +31,12 @@ export interface AccountItem {
   ha1Sha256?: string;
   /** Runs by client source tag: [consecutive failures, epoch ms of the last]. */
   failRuns?: Record<string, [number, number]>;
+  /** The strangers' bucket (docs/security.md, "Online guessing"). */
   bucketAt?: number;
+  /** The bucket of the sources that signed in. */
+  knownBucketAt?: number;
+  /** Sources that signed in, by tag: epoch ms of the last success from each. */
+  signedIn?: Record<string, number>;
   failVersion?: number;
   /** The write that produced this version, to recognise one's own write after a lost answer. */
   failWriter?: string;
@@ -55,9 +60,12 @@ export interface AccountItem {
 export const decoyAttributes = () => ({
   ':decoyName': randomBytes(8).toString('hex'),
   ':decoyRealm': 'books',
-  ':decoyMd5': randomBytes(16).toString('hex'),
-  ':decoySha256': randomBytes(32).toString('hex'),
+  ':decoyHa1Md5': randomBytes(16).toString('hex'),
+  ':decoyHa1Sha256': randomBytes(32).toString('hex'),
 });
+
+/** The decoy attributes' names, each written with its first failure record only (`if_not_exists`). */
+export const DECOYS = ['decoyName', 'decoyRealm', 'decoyHa1Md5', 'decoyHa1Sha256'] as const;
 
 export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>>;
 
@@ -79,7 +87,7 @@ export const toUserItem = (user: StoredUser): UserItem => ({
 });
 
 export const toFailures = (item: AccountItem | undefined): AccountFailures | undefined =>
-  item?.failVersion === undefined
+  item?.failVersion === undefined && item?.signedIn === undefined && item?.knownBucketAt === undefined
     ? undefined
     : {
         runs: Object.fromEntries(
@@ -89,15 +97,16 @@ export const toFailures = (item: AccountItem | undefined): AccountFailures | und
           ]),
         ),
         bucketAt: item.bucketAt ?? 0,
-        version: item.failVersion,
+        ...(item.knownBucketAt !== undefined && { knownBucketAt: item.knownBucketAt }),
+        ...(item.signedIn !== undefined && { signedIn: item.signedIn }),
+        version: item.failVersion ?? 0,
       };
-
-export const toRunsAttribute = (failures: AccountFailures): Record<string, [number, number]> =>
-  Object.fromEntries(
-    Object.entries(failures.runs).map(([source, run]) => [source, [run.consecutive, run.lastFailureAt]]),
-  );
 
 export const toAccount = (item: AccountItem | undefined): Account => {
   const failures = toFailures(item);
-  return { ...(isUserItem(item) && { user: toUser(item) }), ...(failures && { failures }) };
+  return {
+    ...(isUserItem(item) && { user: toUser(item) }),
+    ...(failures && { failures }),
+    stored: { runs: item?.failRuns !== undefined, signedIn: item?.signedIn !== undefined },
+  };
 };

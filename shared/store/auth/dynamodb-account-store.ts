@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountFailures } from '../../auth/account-failures';
-import type { AccountStore } from '../../auth/ports';
+import type { AccountStore, AttemptChange } from '../../auth/ports';
 import type { Account } from '../../auth/types';
 import { isConditionalCheckFailure } from '../errors';
 import {
   type AccountItem,
   accountKey,
+  DECOYS,
   decoyAttributes,
   isUserItem,
   toAccount,
   toFailures,
-  toRunsAttribute,
 } from './account-items';
 import { scanAccounts } from './scan-accounts';
 
@@ -41,45 +41,121 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   /**
-   * One conditional UpdateItem: it applies only to the version `read` found and to the same kind
-   * of item (a user's, or a name's that is nobody's), so a failure counts exactly once however many
-   * containers write at once. When the condition fails, a strongly consistent read tells a
-   * container's own write whose answer was lost (the SDK retried it) from another's.
+   * One conditional UpdateItem (docs/security.md, "Online guessing"). Its condition names only what
+   * the change was computed from: this source's run as read, its bucket not empty, its sign-in still
+   * recent, the same kind of item (a user's, or a name's that is nobody's). So writes from other
+   * sources, and successes that touch no run, never make it fail, and a bucket is moved on in place
+   * (`bucketAt + interval`) rather than replaced. When a failure's condition fails, a strongly
+   * consistent read tells a container's own write whose answer was lost (the SDK retried it) from
+   * another's; a success written twice changes nothing more than once.
    */
-  async replaceFailures(username: string, read: Account, next: AccountFailures, expiresAtSeconds: number) {
-    const writer = randomUUID();
+  async admit(username: string, read: Account, change: AttemptChange): Promise<boolean> {
     const isUser = read.user !== undefined;
-    const decoys = !isUser && read.failures === undefined; // with a name's first failure record
+    const stored = read.stored ?? { runs: false, signedIn: false };
+    const writer = randomUUID();
+    const names: Record<string, string> = { '#src': change.source, '#bucket': change.bucket.field };
+    const values: Record<string, unknown> = {};
+    const conditions = [isUser ? 'attribute_exists(ha1Sha256)' : 'attribute_not_exists(ha1Sha256)'];
+    const sets: string[] = [];
+    const removes: string[] = [];
+    const adds: string[] = [];
+
+    if (change.seenRun) {
+      conditions.push('failRuns.#src[0] = :seenCount AND failRuns.#src[1] = :seenAt');
+      Object.assign(values, { ':seenCount': change.seenRun.consecutive, ':seenAt': change.seenRun.lastFailureAt });
+    } else {
+      conditions.push('attribute_not_exists(failRuns.#src)');
+    }
+    if (change.knownSince !== undefined) {
+      conditions.push('signedIn.#src >= :knownSince');
+      values[':knownSince'] = change.knownSince;
+    }
+
+    if (change.outcome === 'failure') {
+      values[':now'] = change.now;
+      const seenBucket = read.failures?.[change.bucket.field] ?? 0;
+      if (seenBucket >= change.now) {
+        conditions.push('#bucket BETWEEN :now AND :atMost');
+        sets.push('#bucket = #bucket + :interval');
+        Object.assign(values, { ':atMost': change.bucket.atMost, ':interval': change.intervalMs });
+      } else {
+        conditions.push('(attribute_not_exists(#bucket) OR #bucket < :now)');
+        sets.push('#bucket = :stepped');
+        values[':stepped'] = change.now + change.intervalMs;
+      }
+      const run = [change.run.consecutive, change.run.lastFailureAt];
+      if (stored.runs) {
+        conditions.push('attribute_exists(failRuns)');
+        sets.push('failRuns.#src = :run');
+        values[':run'] = run;
+      } else {
+        conditions.push('attribute_not_exists(failRuns)');
+        sets.push('failRuns = :runs');
+        values[':runs'] = { [change.source]: run };
+      }
+      // Unconditionally: a condition on the runs dropped would make every stranger's write conflict
+      // with every other's (they all drop the same oldest run), and a run dropped just after it
+      // changed only gives its source a fresh start, which the strangers' bucket still bounds.
+      change.evict.forEach((evicted, i) => {
+        names[`#evict${i}`] = evicted;
+        removes.push(`failRuns.#evict${i}`);
+      });
+      sets.push('failWriter = :writer');
+      values[':writer'] = writer;
+      adds.push('failVersion :one');
+      values[':one'] = 1;
+      // A user's item never expires: it keeps the same date under another name, so both writes are alike.
+      sets.push(isUser ? 'failForgottenAt = :expires' : 'expiresAt = :expires');
+      values[':expires'] = change.expiresAtSeconds;
+      // With a name's first failure record only, so later writes are shaped as a user's are.
+      if (!isUser && read.failures === undefined) {
+        sets.push(...DECOYS.map((name) => `${name} = if_not_exists(${name}, :${name})`));
+        Object.assign(values, decoyAttributes());
+      }
+    } else if (change.outcome === 'check') {
+      conditions.push('(attribute_not_exists(#bucket) OR #bucket <= :atMost)');
+      values[':atMost'] = change.bucket.atMost;
+    } else {
+      conditions.push('(attribute_not_exists(#bucket) OR #bucket <= :atMost)');
+      values[':atMost'] = change.bucket.atMost;
+      if (change.seenRun) removes.push('failRuns.#src');
+      if (stored.signedIn) {
+        conditions.push('attribute_exists(signedIn)');
+        sets.push('signedIn.#src = :now');
+        values[':now'] = change.now;
+      } else {
+        conditions.push('attribute_not_exists(signedIn)');
+        sets.push('signedIn = :signedIn');
+        values[':signedIn'] = { [change.source]: change.now };
+      }
+      change.forget.forEach((tag, i) => {
+        names[`#forget${i}`] = tag;
+        removes.push(`signedIn.#forget${i}`);
+      });
+    }
+
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: accountKey(username),
-          UpdateExpression:
-            'SET failRuns = :runs, bucketAt = :bucket, failVersion = :version, failWriter = :writer, ' +
-            // A user's item never expires: it keeps the same date under another name, so both writes are alike.
-            (isUser ? 'failForgottenAt = :expires' : 'expiresAt = :expires') +
-            (decoys
-              ? ', decoyName = :decoyName, decoyRealm = :decoyRealm, decoyHa1Md5 = :decoyMd5, decoyHa1Sha256 = :decoySha256'
-              : ''),
-          ConditionExpression:
-            `${read.failures ? 'failVersion = :seen' : 'attribute_not_exists(failVersion)'} AND ` +
-            (isUser ? 'attribute_exists(ha1Sha256)' : 'attribute_not_exists(ha1Sha256)'),
-          ExpressionAttributeValues: {
-            ':runs': toRunsAttribute(next),
-            ':bucket': next.bucketAt,
-            ':version': next.version,
-            ':writer': writer,
-            ':expires': expiresAtSeconds,
-            ...(read.failures && { ':seen': read.failures.version }),
-            ...(decoys && decoyAttributes()),
-          },
+          // A check changes nothing: an UpdateItem with a condition and no update expression.
+          ...(sets.length + removes.length + adds.length > 0 && {
+            UpdateExpression: [
+              ...(sets.length > 0 ? [`SET ${sets.join(', ')}`] : []),
+              ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
+              ...(adds.length > 0 ? [`ADD ${adds.join(', ')}`] : []),
+            ].join(' '),
+          }),
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       );
       return true;
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
-      return (await this.item(username, true))?.failWriter === writer;
+      return change.outcome === 'failure' && (await this.item(username, true))?.failWriter === writer;
     }
   }
 
@@ -97,7 +173,7 @@ export class DynamoAccountStore implements AccountStore {
           new UpdateCommand({
             TableName: this.tableName,
             Key: key,
-            UpdateExpression: 'REMOVE failRuns, bucketAt, failVersion, failWriter, failForgottenAt',
+            UpdateExpression: 'REMOVE failRuns, bucketAt, knownBucketAt, failVersion, failWriter, failForgottenAt',
             ConditionExpression: 'attribute_exists(ha1Sha256)',
           }),
         );

@@ -1,0 +1,280 @@
+import { createHash } from 'node:crypto';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type DynamoMeter, type MeteredCall, startDynamoMeter } from '../../bench/dynamodb-meter';
+import { sourceTag } from '../../shared/auth/client-address';
+import { accountKey } from '../../shared/store/auth/account-items';
+import { createTestTables } from '../support/dynamodb';
+import { type ServerProcess, startServerProcess } from '../support/server-process';
+
+/**
+ * Issue 38's guessing limit under concurrency, as Lambda runs it: three `npm start` processes (three
+ * containers) on one DynamoDB Local, each reading the account record on its own, sent bursts of
+ * concurrent guesses from loopback addresses (Linux routes all of 127/8 to the host, so a request
+ * can leave from 127.0.0.x). The default policy: runs of 5 per address, a ceiling of 100 an hour
+ * (80 for addresses that never signed in, 40 of them at once; 20 for addresses that did).
+ */
+const SERVERS = 3;
+const USERS = ['burst32', 'race', 'burst100', 'spread100', 'rotate9', 'rotate50', 'cost'];
+const LOCKOUT_AFTER = 5;
+const STRANGERS_AT_ONCE = 40;
+
+let meter: DynamoMeter;
+let tables: Awaited<ReturnType<typeof createTestTables>>;
+let servers: ServerProcess[] = [];
+/** A fourth process whose DynamoDB holds the calls of one operation until the test lets them go. */
+let slow: ServerProcess;
+let gate: Awaited<ReturnType<typeof startHoldingProxy>>;
+
+/** A proxy to DynamoDB that holds each call of one operation while closed; `held` resolves when one arrives. */
+const startHoldingProxy = async (target: string) => {
+  const upstream = new URL(target);
+  let open = true;
+  let holding = '';
+  let release = () => {};
+  let released = Promise.resolve();
+  let arrived = () => {};
+  let held = Promise.resolve();
+  const proxy = createServer(async (incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    if (!open && String(incoming.headers['x-amz-target']).endsWith(`.${holding}`)) {
+      arrived();
+      await released;
+    }
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on('error', () => outgoing.destroy());
+    forwarded.end(Buffer.concat(chunks));
+  });
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+  return {
+    proxy,
+    endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    /** Hold calls of `operation` from now on; the promise resolves once one is held. */
+    close: (operation: string) => {
+      open = false;
+      holding = operation;
+      released = new Promise<void>((done) => {
+        release = done;
+      });
+      held = new Promise<void>((done) => {
+        arrived = done;
+      });
+      return () => held;
+    },
+    open: () => {
+      open = true;
+      release();
+    },
+  };
+};
+
+beforeAll(async () => {
+  meter = await startDynamoMeter(inject('dynamoEndpoint'));
+  tables = await createTestTables();
+  const env = { LOCAL_USERS: USERS.map((name) => `${name}:${name}-right`).join(',') };
+  gate = await startHoldingProxy(inject('dynamoEndpoint'));
+  [slow, ...servers] = await Promise.all([
+    startServerProcess(gate.endpoint, tables.names, [], env),
+    ...Array.from({ length: SERVERS }, () => startServerProcess(meter.endpoint, tables.names, [], env)),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([...servers, slow].map((server) => server?.stop()));
+  await meter?.close();
+  gate?.open();
+  await new Promise((done) => gate?.proxy.close(done));
+});
+
+const basic = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+
+/** The status of one request to server `i % SERVERS`, sent from `localAddress`. */
+const statusFrom = (i: number, localAddress: string, authorization: string, path = '/api/books?limit=1') =>
+  statusOn(servers[i % SERVERS] as ServerProcess, localAddress, authorization, path);
+
+const statusOn = (server: ServerProcess, localAddress: string, authorization: string, path = '/api/books?limit=1') =>
+  new Promise<number>((resolve, reject) => {
+    const sent = request(`${server.baseUrl}${path}`, { headers: { authorization }, localAddress }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+
+/** The account item as stored. */
+const item = async (name: string) =>
+  (
+    await tables.documentClient.send(
+      new GetCommand({ TableName: tables.names.auth, Key: accountKey(name), ConsistentRead: true }),
+    )
+  ).Item as { failVersion?: number; failRuns?: Record<string, [number, number]> } | undefined;
+
+/** Failures counted on a name so far (every counted failure raises the version by one). */
+const counted = async (name: string) => (await item(name))?.failVersion ?? 0;
+
+describe(`bursts of concurrent guesses over ${SERVERS} server processes on one DynamoDB`, () => {
+  it('32 at once from one address: at most five passwords are evaluated; the right one is then refused', async () => {
+    const address = '127.0.0.2';
+    const statuses = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => statusFrom(i, address, basic('burst32', `guess-${i}`))),
+    );
+    expect(statuses).toEqual(Array(32).fill(401));
+    expect(await counted('burst32')).toBe(LOCKOUT_AFTER);
+    expect((await item('burst32'))?.failRuns?.[sourceTag(address)]?.[0]).toBe(LOCKOUT_AFTER);
+    // The right password, sent alone or in a burst, from any of the processes: refused alike.
+    const retried = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => statusFrom(i, address, basic('burst32', 'burst32-right'))),
+    );
+    expect(retried).toEqual(Array(32).fill(401));
+    expect(await counted('burst32')).toBe(LOCKOUT_AFTER);
+  }, 60_000);
+
+  it('a right Digest answer read before a burst counted is refused once the burst has locked the address', async () => {
+    // One container is slow between its read and its writes (its nonce write is held): it reads
+    // a clean record, evaluates the right answer, and only then may the answer count. Meanwhile the
+    // other containers count five wrong passwords from the same address. Before issue 38 the slow one
+    // let the right answer in on what it had read; now its admitting write finds the address locked.
+    const address = '127.0.1.1';
+    const challenge = (await fetch(`${slow.baseUrl}/api/books?limit=1`)).headers.get('www-authenticate') ?? '';
+    const nonce = /nonce="([^"]+)"/.exec(challenge)?.[1] ?? '';
+    const uri = '/api/books?limit=1';
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const response = md5(`${md5('race:books:race-right')}:${nonce}:${md5(`GET:${uri}`)}`);
+    const right = `Digest username="race", realm="books", nonce="${nonce}", uri="${uri}", response="${response}"`;
+    const held = gate.close('PutItem');
+    const answer = statusOn(slow, address, right, uri);
+    await held(); // the slow container has read the record and evaluated the answer
+    // Quickly (the held write must come back within the SDK's 2 s timeout): eight guesses at once.
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => statusFrom(i, address, basic('race', `guess-${i}`))),
+    );
+    expect(guesses).toEqual(Array(8).fill(401));
+    expect(await counted('race')).toBe(LOCKOUT_AFTER);
+    gate.open();
+    expect(await answer).toBe(401);
+  }, 60_000);
+
+  it('a right Basic password read before a burst counted is refused once the burst has locked the address', async () => {
+    // As above, with the slow container's admitting write held: before issue 38 a success on a
+    // clean record wrote nothing, so it was let in on what it had read.
+    const address = '127.0.1.2';
+    const held = gate.close('UpdateItem');
+    const answer = statusOn(slow, address, basic('race', 'race-right'));
+    await held();
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => statusFrom(i, address, basic('race', `guess-${i}`))),
+    );
+    expect(guesses).toEqual(Array(8).fill(401));
+    expect(await counted('race')).toBe(2 * LOCKOUT_AFTER);
+    gate.open();
+    expect(await answer).toBe(401);
+  }, 60_000);
+
+  it('100 at once from one address: five evaluated', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => statusFrom(i, '127.0.0.3', basic('burst100', `guess-${i}`))),
+    );
+    expect(statuses).toEqual(Array(100).fill(401));
+    expect(await counted('burst100')).toBe(LOCKOUT_AFTER);
+  }, 60_000);
+
+  it('100 at once from 100 addresses: no more than the strangers’ 40 at once; the user still gets in from home', async () => {
+    const home = '127.0.2.1';
+    expect(await statusFrom(0, home, basic('spread100', 'spread100-right'))).toBe(200);
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => statusFrom(i, `127.0.3.${i + 1}`, basic('spread100', `guess-${i}`))),
+    );
+    expect(statuses).toEqual(Array(100).fill(401));
+    const spent = await counted('spread100');
+    expect(spent).toBeLessThanOrEqual(STRANGERS_AT_ONCE);
+    expect(spent).toBeGreaterThan(0);
+    // Spent to the last failure, the strangers' bucket refuses a new address, the right password too.
+    for (let i = 0; i < STRANGERS_AT_ONCE; i++) await statusFrom(i, `127.0.4.${i + 1}`, basic('spread100', 'guess'));
+    expect(await counted('spread100')).toBe(STRANGERS_AT_ONCE);
+    expect(await statusFrom(1, '127.0.5.1', basic('spread100', 'spread100-right'))).toBe(401);
+    expect(await statusFrom(2, home, basic('spread100', 'spread100-right'))).toBe(200);
+  }, 60_000);
+});
+
+describe('strangers rotating addresses cannot lock the user out from an address that signed in', () => {
+  it.each([
+    ['rotate9', 9],
+    ['rotate50', 50],
+  ])(
+    '%s: %i addresses spend the strangers’ ceiling; the user gets in from home every time, not from a new address',
+    async (name, addresses) => {
+      const home = '127.0.6.1';
+      const right = basic(name, `${name}-right`);
+      expect(await statusFrom(0, home, right)).toBe(200);
+      const fromHome: number[] = [];
+      // Ten rounds: a guess from every rotating address at once, then the user from home.
+      for (let round = 0; round < 10; round++) {
+        await Promise.all(
+          Array.from({ length: addresses }, (_, i) =>
+            statusFrom(i, `127.0.7.${i + 1}`, basic(name, `g-${round}-${i}`)),
+          ),
+        );
+        fromHome.push(await statusFrom(round, home, right));
+      }
+      expect(fromHome).toEqual(Array(10).fill(200));
+      // The strangers spent what the ceiling lets them, no more.
+      expect(await counted(name)).toBeLessThanOrEqual(STRANGERS_AT_ONCE);
+      expect(await counted(name)).toBe(Math.min(STRANGERS_AT_ONCE, addresses * LOCKOUT_AFTER));
+      // From an address that never signed in, the user is refused while the strangers keep it spent.
+      if (addresses * LOCKOUT_AFTER >= STRANGERS_AT_ONCE) {
+        expect(await statusFrom(0, '127.0.8.1', right)).toBe(401);
+      }
+    },
+    120_000,
+  );
+});
+
+describe('what an authenticated request costs on the auth table, on the wire', () => {
+  /** The calls on the auth table, each as `operation units` (capacity units DynamoDB reported). */
+  const onAuthTable = (calls: MeteredCall[]) =>
+    calls
+      .filter((call) => JSON.stringify(call.request).includes(`"${tables.names.auth}"`))
+      .map((call) => `${call.operation} ${call.capacityUnits}`);
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+  it('Basic: a success and a failure are each one read and one conditional write', async () => {
+    meter.take();
+    expect(await statusFrom(0, '127.0.9.1', basic('cost', 'cost-right'))).toBe(200);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem 0.5', 'UpdateItem 1']);
+    expect(await statusFrom(0, '127.0.9.1', basic('cost', 'wrong'))).toBe(401);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem 0.5', 'UpdateItem 1']);
+  });
+
+  it('Digest: a success adds the nonce’s one conditional write', async () => {
+    const server = servers[0] as ServerProcess;
+    const challenge = (await fetch(`${server.baseUrl}/api/books?limit=1`)).headers.get('www-authenticate') ?? '';
+    const nonce = /nonce="([^"]+)"/.exec(challenge)?.[1] ?? '';
+    const uri = '/api/books?limit=1';
+    const response = md5(`${md5('cost:books:cost-right')}:${nonce}:${md5(`GET:${uri}`)}`);
+    meter.take();
+    const status = await statusFrom(
+      0,
+      '127.0.9.1',
+      `Digest username="cost", realm="books", nonce="${nonce}", uri="${uri}", response="${response}"`,
+      uri,
+    );
+    expect(status).toBe(200);
+    expect(onAuthTable(meter.take())).toEqual(['GetItem 0.5', 'PutItem 1', 'UpdateItem 1']);
+  });
+});
