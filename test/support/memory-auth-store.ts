@@ -56,7 +56,7 @@ export class MemoryUserStore implements UserStore, AccountStore {
     const failures = this.stored.get(username);
     return { ...(user && { user }), ...(failures && { failures: structuredClone(failures) }) };
   }
-  /** The DynamoDB adapter's conditions and updates (shared/store/dynamodb-account-store.ts), on the map. */
+  /** The DynamoDB adapter's conditions and updates (shared/store/auth/dynamodb-account-store.ts), on the map. */
   async admit(username: string, read: Account, change: AttemptChange) {
     const isUser = this.users.has(username);
     if (isUser !== (read.user !== undefined)) return false;
