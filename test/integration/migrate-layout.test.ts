@@ -90,7 +90,9 @@ describe('npm run migrate’s migration, while the service answers', () => {
     expect(progress.at(-2)).toMatch(/^removed: \d+ older items$/);
     // The ranges the older high mark had passed get their end marks, so lists end without the counter.
     expect(report.rangeMarks).toBeGreaterThan(0);
-    expect(progress.at(-1)).toBe(`end marks: ${report.rangeMarks} ranges marked; lists now end without reading the id blocks`);
+    expect(progress.at(-1)).toBe(
+      `end marks: ${report.rangeMarks} ranges marked; lists now end without reading the id blocks`,
+    );
     const listed = await listAll(service);
     expect(listed).toStrictEqual([...expected].sort((a, b) => a - b));
     for (const [id, title] of titles) expect((await service.get(id))?.book.title).toBe(title);
