@@ -81,9 +81,23 @@ export class IdBlockAllocator {
    * range: the counter item keeps, for each block size, the highest mark from which such a block
    * still fits (`fit<size>`), so the condition needs no arithmetic and no exact knowledge of the
    * mark. A block that would open the next range (or a counter without those attributes: a new
-   * table, or one from before them) comes back with the counter as it was and takes openRange.
+   * table, or one from before them) comes back with the counter as it was and is placed exactly.
    */
   private async reserveBlock(size: number): Promise<[number, number]> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.addBlock(size);
+      if (Array.isArray(current)) return current;
+      // It does not fit (or the counter has no fits yet): place it exactly, then, should another
+      // container have moved the mark meanwhile, try the plain ADD again (it may fit now).
+      const outcome = await this.placeExactly(current.asItWas, (highMark) => [highMark + 1, highMark + size]);
+      if (Array.isArray(outcome)) return outcome;
+      if (attempt >= MAX_OPEN_ATTEMPTS) throw kept();
+      await backoff(attempt);
+    }
+  }
+
+  /** The block by one `ADD` when it stays within the high mark's range; else the counter as it was. */
+  private async addBlock(size: number): Promise<[number, number] | { asItWas: Record<string, unknown> | undefined }> {
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
@@ -102,7 +116,7 @@ export class IdBlockAllocator {
       return [highMark - size + 1, highMark];
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
-      return this.openRange(itemAsItWas<Record<string, unknown>>(error), (highMark) => [highMark + 1, highMark + size]);
+      return { asItWas: itemAsItWas<Record<string, unknown>>(error) };
     }
   }
 
@@ -130,6 +144,21 @@ export class IdBlockAllocator {
     return this.openRange(current, (highMark) => [highMark + 1, highMark + BOOK_RANGE_SIZE]);
   }
 
+  /** The range-sized block after the exact high mark, for a container that could not get an aligned range. */
+  private async openRange(
+    asItWas: Record<string, unknown> | undefined,
+    plan: (highMark: number) => [number, number],
+  ): Promise<[number, number]> {
+    let current = asItWas;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.placeExactly(current, plan);
+      if (Array.isArray(outcome)) return outcome;
+      if (attempt >= MAX_OPEN_ATTEMPTS) throw kept();
+      if (outcome !== 'conflict') current = outcome.current;
+      await backoff(attempt);
+    }
+  }
+
   /**
    * The block `plan` gives from the exact high mark, written on the condition that the mark is still
    * that one, with the end mark of every range the block moves the mark past, in one transaction:
@@ -137,26 +166,17 @@ export class IdBlockAllocator {
    * without reading the counter. On a counter with no high mark (a new table) it also marks the
    * table as laid out in ranges with every end mark present.
    */
-  private async openRange(
-    asItWas: Record<string, unknown> | undefined,
-    plan: (highMark: number) => [number, number],
-  ): Promise<[number, number]> {
-    let current = asItWas;
-    for (let attempt = 0; attempt < MAX_OPEN_ATTEMPTS; attempt++) {
-      this.layout.learn(current);
-      const newTable = current?.highMark === undefined;
-      const highMark = newTable ? 0 : checked(current?.highMark);
-      const [first, last] = plan(highMark);
-      const outcome = await this.advance(first, checked(last), {
-        condition: newTable ? 'attribute_not_exists(highMark)' : 'highMark = :seen',
-        values: newTable ? {} : { ':seen': highMark },
-        belowRange: newTable ? -1 : bookRangeOf(highMark),
-        newTable,
-      });
-      if (Array.isArray(outcome)) return outcome;
-      if (outcome !== 'conflict') current = outcome.current;
-    }
-    throw new ConcurrentUpdateError(`Reserving book ids kept conflicting during ${MAX_OPEN_ATTEMPTS} attempts`);
+  private placeExactly(current: Record<string, unknown> | undefined, plan: (highMark: number) => [number, number]) {
+    this.layout.learn(current);
+    const newTable = current?.highMark === undefined;
+    const highMark = newTable ? 0 : checked(current?.highMark);
+    const [first, last] = plan(highMark);
+    return this.advance(first, checked(last), {
+      condition: newTable ? 'attribute_not_exists(highMark)' : 'highMark = :seen',
+      values: newTable ? {} : { ':seen': highMark },
+      belowRange: newTable ? -1 : bookRangeOf(highMark),
+      newTable,
+    });
   }
 
   /** One transaction: the counter to `last` (and its fits), and the end marks of the ranges from `belowRange` up to last's. */
@@ -231,6 +251,13 @@ const fitsAbove = (last: number): Record<string, number> => {
 
 /** Attempts at moving the counter by one exact transaction before the create gives up (503). */
 const MAX_OPEN_ATTEMPTS = 10;
+
+const kept = () =>
+  new ConcurrentUpdateError(`Reserving book ids kept conflicting during ${MAX_OPEN_ATTEMPTS} attempts`);
+
+/** Full jitter: containers that placed a block at the same mark spread out instead of colliding again. */
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
 
 /** Ids end at MAX_BOOK_ID, which is 2^53−1: a block whose end passes it is given up whole. */
 const checked = (value: unknown): number => {

@@ -111,6 +111,13 @@ describe('ids handed out from blocks sized to the container’s own create rate'
     expect(await highMark()).toBe(3 * BOOK_RANGE_SIZE - 1);
   });
 
+  it('lets eight containers that start on a new table at once all reserve, each a block of its own', async () => {
+    const containers = Array.from({ length: 8 }, allocator);
+    const ids = (await Promise.all(containers.map((ids) => allocateMany(ids, 12)))).flat();
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(Math.max(...ids)).toBeLessThanOrEqual((await highMark()) as number);
+  });
+
   it('hands out an id given back (a create that stored nothing) before any new one, lowest first', async () => {
     const ids = allocator();
     expect(await allocateMany(ids, 2)).toEqual([1, 2]);
