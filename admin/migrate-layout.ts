@@ -93,7 +93,7 @@ export const migrateBooksTable = async (
   report.rangeMarks = marks.marked;
   log(
     marks.alreadyComplete
-      ? 'end marks: every range has its end mark already'
+      ? `end marks: ${marks.marked} ranges' marks written again (the table had them all)`
       : `end marks: ${marks.marked} ranges marked; lists now end without reading the id blocks`,
   );
   return report;

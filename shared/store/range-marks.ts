@@ -30,7 +30,7 @@ export const putRangeMarks = async (
 /**
  * Gives every range opened before end marks existed its mark, then marks the counter: from then on
  * the unfiltered list ends where a range has no mark, without reading the counter. Idempotent and
- * resumable (marks are plain puts; the counter is marked last). Run once every container writes
+ * resumable (marks are plain puts; the counter is marked last); run again, it repairs a lost mark. Run once every container writes
  * marks itself (this version deployed): ranges opened meanwhile by this version carry their own.
  */
 export const completeRangeMarks = async (
@@ -38,8 +38,9 @@ export const completeRangeMarks = async (
   tableName: string,
 ): Promise<{ marked: number; alreadyComplete: boolean }> => {
   const layout = new LayoutState();
-  const first = await layout.refresh({ client, tableName });
-  if (first.rangeMarks) return { marked: 0, alreadyComplete: true };
+  // Marks are written again on a table marked complete too: a mark lost to an older container
+  // (one that opened a range before this version ran everywhere) comes back.
+  const { rangeMarks: alreadyComplete } = await layout.refresh({ client, tableName });
   let marked = 0;
   // Until the high mark stops moving into new ranges while this runs, mark the ranges it has passed.
   for (let done = 0; ; ) {
@@ -57,5 +58,5 @@ export const completeRangeMarks = async (
       ExpressionAttributeValues: { ':complete': RANGE_MARKS_COMPLETE },
     }),
   );
-  return { marked, alreadyComplete: false };
+  return { marked, alreadyComplete };
 };
