@@ -76,8 +76,11 @@ export const streamedJsonArray = async (
   items: AsyncIterable<unknown>,
   { route, cap, remainingMs, maxBytes = STREAMED_RESPONSE_MAX_BYTES }: StreamedJsonArrayOptions,
 ): Promise<StreamedHttpResponse> => {
-  // A list remembered to be over the cap is answered before a book is read.
-  if (await cap?.knownToHoldMore?.()) throw new ListTooLargeError();
+  // A list remembered to be over the cap is answered before a book is read; under a cap the head
+  // alone decides, it is not asked (it would cost a call the head does not need).
+  if (cap !== undefined && cap.maxItems >= UNCOUNTED_HEAD_ITEMS && (await cap.knownToHoldMore?.())) {
+    throw new ListTooLargeError();
+  }
   const iterator = items[Symbol.asyncIterator]();
   const head: unknown[] = [];
   const wanted = cap === undefined ? 1 : Math.min(cap.maxItems + 1, UNCOUNTED_HEAD_ITEMS);
