@@ -4,11 +4,16 @@ import { normalizeIsbn } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
 import {
   BOOK_PARTITION_PREFIX,
+  BOOK_RANGE_SIZE,
+  bookRangeOf,
   ID_BLOCKS_KEY,
   IDEMPOTENCY_RECORD_PREFIX,
   ISBN_CLAIM_PREFIX,
+  isRangeMark,
+  rangeMarkKey,
   toBookItem,
 } from '../shared/store/books/book-items';
+import { RANGE_MARKS_COMPLETE } from '../shared/store/books/layout-state';
 import { isLegacyBookItem } from '../shared/store/books/legacy/legacy-layout';
 import { assertBooksTableLayout } from '../shared/store/books/table-layout';
 
@@ -30,7 +35,9 @@ export type ViolationKind =
   | 'orphan-key-record'
   | 'missing-key-record'
   | 'malformed-item'
-  | 'older-layout';
+  | 'older-layout'
+  | 'missing-range-mark'
+  | 'stray-range-mark';
 
 export interface Violation {
   kind: ViolationKind;
@@ -61,6 +68,8 @@ const isValidId = (value: unknown): value is number =>
  * - every book's id equals its sort key, sits under its id range's partition key, is unique, and is no
  *   higher than the highest id reserved in blocks; its index keys are the ones its author, year and
  *   id give;
+ * - once the counter says the end marks are complete, every id range below the high mark's has its
+ *   end mark and no other range has one (the list ends where a range has none);
  * - an Idempotency-Key record that has not expired names a book that names it back, and a book
  *   whose key has not expired has that record. Expired ones are left out: DynamoDB's TTL deletes
  *   them lazily, and the store treats them as gone (`now`, epoch milliseconds, says when that is).
@@ -74,11 +83,16 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
   const nowSeconds = Math.floor(now / 1000);
   const live = (expiresAt: unknown) => typeof expiresAt === 'number' && expiresAt > nowSeconds;
   let counter: Item | undefined;
+  const marks = new Set<number>();
 
   for (const item of items) {
     const { pk, sk } = item;
     if (isLegacyBookItem(item)) {
       report('older-layout', `Book ${String(sk)} is still under ${String(pk)} (run npm run migrate)`);
+    } else if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX) && isRangeMark(item)) {
+      const range = Number(pk.slice(BOOK_PARTITION_PREFIX.length));
+      if (Number.isSafeInteger(range) && rangeMarkKey(range).sk === sk) marks.add(range);
+      else report('malformed-item', `End mark pk=${pk} sk=${String(sk)} is not at its range's end`);
     } else if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX)) {
       if (!isValidId(sk) || item.id !== sk) {
         report('id-mismatch', `Book item with sk ${String(sk)} has id ${String(item.id)}`);
@@ -108,6 +122,20 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
 
   const lastId = counter === undefined ? 0 : Number(counter.highMark ?? 0);
   if (books.size > 0 && counter === undefined) report('missing-counter', `${books.size} books but no id blocks item`);
+  if (counter?.rangeMarks === RANGE_MARKS_COMPLETE) {
+    const opened = lastId > 0 ? bookRangeOf(lastId) : 0;
+    for (let range = 0; range < opened; range++) {
+      if (!marks.has(range)) {
+        report(
+          'missing-range-mark',
+          `Range ${range} (ids ${range * BOOK_RANGE_SIZE}…) has no end mark (run npm run migrate)`,
+        );
+      }
+    }
+    for (const range of marks) {
+      if (range >= opened) report('stray-range-mark', `Range ${range} has an end mark but the high mark is ${lastId}`);
+    }
+  }
 
   const owners = new Map<string, number[]>();
   for (const [id, book] of books) {

@@ -8,6 +8,7 @@ import {
   legacyBookPartition,
   readLegacyBookItem,
 } from '../shared/store/books/legacy/legacy-layout';
+import { completeRangeMarks } from '../shared/store/books/range-marks';
 
 export interface MigrationReport {
   /** Books copied to the range layout by this run. */
@@ -16,6 +17,8 @@ export interface MigrationReport {
   alreadyCopied: number;
   /** Older items deleted once the table was marked migrated. */
   removed: number;
+  /** End marks written for ranges opened before the service wrote them (0 once the table has them all). */
+  rangeMarks: number;
 }
 
 export interface MigrationOptions {
@@ -33,8 +36,10 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * 1. every older book not yet copied is copied by one transaction (legacy-layout.ts: the new item
  *    only if absent, the old one only at the version read, its index keys removed); the old item
  *    stays, so a list that read the new layout before the copy still finds the book in the old;
- * 2. the id-blocks item is marked: from then on the service reads the range layout only;
- * 3. after `graceMs`, the older items are deleted.
+ * 2. the counter item is marked: from then on the service reads the range layout only;
+ * 3. after `graceMs`, the older items are deleted;
+ * 4. every id range below the high mark's gets its end mark, and the counter says so (range-marks.ts):
+ *    from then on a list ends where a range has no mark, without reading the counter.
  * No book is lost (each exists in one layout or both at every moment) or duplicated (a list merging
  * both layouts keeps one of each id; the indexes hold only the copy).
  */
@@ -49,7 +54,7 @@ export const migrateBooksTable = async (
     nowSeconds: () => Math.floor(Date.now() / 1000),
     layout: new LayoutState(),
   };
-  const report: MigrationReport = { copied: 0, alreadyCopied: 0, removed: 0 };
+  const report: MigrationReport = { copied: 0, alreadyCopied: 0, removed: 0, rangeMarks: 0 };
   if (!(await context.layout.refresh(context)).migrated) {
     for (let shard = 0; shard < LEGACY_BOOK_SHARDS; shard++) {
       for await (const item of olderItems(client, tableName, shard)) {
@@ -84,6 +89,13 @@ export const migrateBooksTable = async (
     await flush();
   }
   log(`removed: ${report.removed} older items`);
+  const marks = await completeRangeMarks(client, tableName);
+  report.rangeMarks = marks.marked;
+  log(
+    marks.alreadyComplete
+      ? `end marks: ${marks.marked} ranges' marks written again (the table had them all)`
+      : `end marks: ${marks.marked} ranges marked; lists now end without reading the id blocks`,
+  );
   return report;
 };
 

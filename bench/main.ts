@@ -11,6 +11,7 @@ import {
   renderListStreaming,
 } from './list-streaming';
 import { measurePageCost, renderPageCost } from './page-cost';
+import { measurePageFloor, renderPageFloor } from './page-floor';
 import { overGoal, roundTripTable } from './report';
 import { measureScaling } from './scaling';
 import { scenarios } from './scenarios';
@@ -85,9 +86,19 @@ const main = async () => {
     const pageBooks = options.quick ? 500 : 2_000;
     const pageCost = renderPageCost(await measurePageCost(database.endpoint, database.meter, pageBooks), pageBooks);
 
+    log('Issue 39: ids across failed creates, page calls, a refused list (before beside after) …');
+    const floorSizes = options.quick
+      ? { pageBooks: 500, capBooks: 4_000, cap: 3_500 }
+      : { pageBooks: 2_000, capBooks: 40_000, cap: 35_000 };
+    const pageFloor = renderPageFloor(
+      await measurePageFloor(database.endpoint, database.meter, floorSizes),
+      floorSizes.pageBooks,
+    );
+
     const results = benchResults(options, bundles, routes, scaling);
     console.log(writeReport(results, capacity, options, undefined, renderListStreaming(streaming)));
     console.log(`\n${pageCost}`);
+    console.log(`\n${pageFloor}`);
     const over = overGoal(results);
     log(over.length === 0 ? 'Every function is within the goal.' : `Over the goal: ${over.join(', ')}`);
   } finally {

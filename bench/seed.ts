@@ -1,6 +1,7 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Book } from '../shared/books/types';
-import { ID_BLOCKS_KEY, toBookItem } from '../shared/store/books/book-items';
+import { bookRangeOf, ID_BLOCKS_KEY, toBookItem } from '../shared/store/books/book-items';
+import { putRangeMarks } from '../shared/store/books/range-marks';
 import { isConditionalCheckFailure } from '../shared/store/errors';
 
 const BATCH = 25; // BatchWriteItem's maximum
@@ -46,6 +47,8 @@ export const seedBooks = async (
 
 /** The id-blocks item's high mark at least `to`, as if the ids had been reserved (an existing higher mark stays). */
 export const raiseHighMark = async (client: DynamoDBDocumentClient, table: string, to: number): Promise<void> => {
+  // The ranges the mark passes get their end marks first, as a reservation would write them.
+  await putRangeMarks(client, table, 0, bookRangeOf(to));
   try {
     await client.send(
       new UpdateCommand({

@@ -7,8 +7,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULTS } from '../shared/config';
-import { markRangesLayout } from '../shared/store/books/layout-state';
+import { markNewBooksTable } from '../shared/store/books/layout-state';
 import { assertBooksTableLayout } from '../shared/store/books/table-layout';
+import { isConditionalCheckFailure } from '../shared/store/errors';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 
 export interface TableNames {
@@ -69,8 +70,12 @@ export const ensureTables = async (client: DynamoDBClient, names: TableNames = D
   if (await ensureTable(client, names.books, BOOKS_TABLE)) {
     await assertBooksTableLayout(documents, names.books);
   } else {
-    // A new table never held the older layout: say so, and no read looks for it.
-    await documents.send(markRangesLayout(names.books));
+    // A new table never held the older layout and has opened no range: say so, and no read looks
+    // for the older layout or reads the counter to find where ids end. (Ids already reserved: the
+    // first reservation marked it.)
+    await documents.send(markNewBooksTable(names.books)).catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
   }
   await ensureTable(client, names.auth, AUTH_TABLE);
 };

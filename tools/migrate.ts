@@ -11,7 +11,9 @@ const HELP = `Usage: npm run migrate -- [options]
 Moves the books of a table from the older layout (partition keys BOOK#<id mod 32>) to id ranges
 (BOOKS#<id div 64>) while the service keeps answering: each book is copied by one transaction,
 then the table is marked migrated (the service then reads the new layout only), and after a grace
-period the older items are deleted. Interrupted, run it again: it continues where it stopped and
+period the older items are deleted. Last, every id range below the highest id reserved gets its
+end mark (so a list ends without reading the id-blocks item); run it once this version of the
+service is deployed everywhere. Interrupted, run it again: it continues where it stopped and
 never loses or duplicates a book. Run npm run check:data afterwards.
 
 Options:
@@ -50,7 +52,7 @@ const main = async () => {
     console.error(`Migrating table "${table}" at ${database.where} ...`);
     const report = await migrateBooksTable(database.client, table, { graceMs: grace * 1000, log: console.error });
     console.log(
-      `${report.copied} books copied, ${report.alreadyCopied} found copied, ${report.removed} older items removed`,
+      `${report.copied} books copied, ${report.alreadyCopied} found copied, ${report.removed} older items removed, ${report.rangeMarks} range end marks written`,
     );
   } finally {
     await database.close();

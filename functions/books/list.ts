@@ -9,7 +9,11 @@ export const handler = httpHandler(
     const maxItems = readSetting('listMaxBooks');
     return streamedJsonArray(books, {
       route: 'ListBooks',
-      cap: { maxItems, holdsMore: () => bookService().holdsMoreThan(filter, maxItems) },
+      cap: {
+        maxItems,
+        holdsMore: () => bookService().holdsMoreThan(filter, maxItems),
+        knownToHoldMore: () => bookService().knownToHoldMoreThan(filter, maxItems),
+      },
       remainingMs: () => context.getRemainingTimeInMillis(),
     });
   }),

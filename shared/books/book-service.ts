@@ -52,6 +52,14 @@ export class BookService {
   }
 
   /**
+   * Whether a whole list of this filter is already known to hold more than `maxBooks` books (the
+   * store's remembered count), decided before any book is read; false when nothing is known.
+   */
+  async knownToHoldMoreThan(filter: BookFilter, maxBooks: number): Promise<boolean> {
+    return (await this.store.knownToReach?.(filter, maxBooks + 1)) ?? false;
+  }
+
+  /**
    * One page. It asks the store for one book more than the page holds: that book's existence is
    * what says a next page exists, so a `next` link never leads to an empty page.
    */

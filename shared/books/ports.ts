@@ -46,6 +46,12 @@ export interface BookStore {
    */
   upperBound?(filter: BookFilter): Promise<number | undefined>;
   /**
+   * True when the store remembers, for less than a read of the list costs, that a recent count of
+   * the filter's matches reached `upTo` (deletes since then may have taken it back under: the store
+   * bounds how old the count may be); false when it does not know.
+   */
+  knownToReach?(filter: BookFilter, upTo: number): Promise<boolean>;
+  /**
    * Sets the supplied fields and updatedAt (createdAt and the rest kept) and moves to the next
    * version, atomically with respect to concurrent writers, when the stored version satisfies
    * `condition` (PreconditionFailedError otherwise).

@@ -49,6 +49,8 @@ export interface ListCap {
   maxItems: number;
   /** Whether the whole list holds more than `maxItems` items (a count: nothing is held). */
   holdsMore: () => Promise<boolean>;
+  /** Whether that is known already, for less than reading the list's head costs (false: not known). */
+  knownToHoldMore?: () => Promise<boolean>;
 }
 
 export interface StreamedJsonArrayOptions {
@@ -66,14 +68,20 @@ export interface StreamedJsonArrayOptions {
  * A 200 whose body is the JSON array of `items`, written as the items arrive. The status is
  * committed only once the first item has been read, so a store that cannot be read at all still
  * gets its proper error response. With a cap, the answer (200 or ListTooLargeError) is decided
- * before the first byte without holding the list: up to UNCOUNTED_HEAD_ITEMS items are read
- * first, and a list that goes on is counted (`cap.holdsMore`). After the status, a failure cannot
+ * before the first byte without holding the list: a list already known to be over the cap
+ * (`cap.knownToHoldMore`) is refused before any item is read; otherwise up to UNCOUNTED_HEAD_ITEMS
+ * items are read first, and a list that goes on is counted (`cap.holdsMore`). After the status, a failure cannot
  * change it: see failVisibly.
  */
 export const streamedJsonArray = async (
   items: AsyncIterable<unknown>,
   { route, cap, remainingMs, maxBytes = STREAMED_RESPONSE_MAX_BYTES }: StreamedJsonArrayOptions,
 ): Promise<StreamedHttpResponse> => {
+  // A list remembered to be over the cap is answered before a book is read; under a cap the head
+  // alone decides, it is not asked (it would cost a call the head does not need).
+  if (cap !== undefined && cap.maxItems >= UNCOUNTED_HEAD_ITEMS && (await cap.knownToHoldMore?.())) {
+    throw new ListTooLargeError();
+  }
   const iterator = items[Symbol.asyncIterator]();
   const head: unknown[] = [];
   const wanted = cap === undefined ? 1 : Math.min(cap.maxItems + 1, UNCOUNTED_HEAD_ITEMS);

@@ -26,9 +26,12 @@ export interface TableDefinition {
 /**
  * The books table holds four kinds of item (shared/store/books/book-items.ts builds them):
  * - books:         pk = "BOOKS#<id div 64>", sk = id; index keys authorShard and yearShard (id mod 16)
+ * - end marks:     pk = "BOOKS#<r>", sk = 64·(r+1) − 0.5, rangeMark: a later range was opened
  * - ISBN claims:   pk = "ISBN#<normalised>", sk = 0, bookId
  * - the id blocks: pk = "ID_BLOCKS",         sk = 0, highMark (the last id reserved by any container),
- *                  layout ("ranges" once no book is left in the older BOOK#<id mod 32> layout)
+ *                  layout ("ranges" once no book is left in the older BOOK#<id mod 32> layout),
+ *                  rangeMarks ("complete" once every opened range has its end mark), fit<size>,
+ *                  listCount and listCountedAt (the list cap's remembered count)
  * - Idempotency-Key records: pk = "IDEMPOTENCY#<digest of user and key>", sk = 0, expiring (TTL expiresAt)
  * Books sit in id ranges of 64, each busy container writing a range of its own, so a page of the
  * list is one Query; each index spreads over 16 keys per author or year (docs/data-model.md).

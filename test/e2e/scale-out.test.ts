@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CapacityModel } from '../../bench/capacity-model';
 import { type DynamoMeter, type MeteredCall, startDynamoMeter } from '../../bench/dynamodb-meter';
+import { BOOK_RANGE_SIZE } from '../../shared/store/books/book-items';
 import { BOOKS_TABLE } from '../../shared/store/tables';
 import { createTestTables } from '../support/dynamodb';
 import { BASIC_DEMO } from '../support/local-api';
@@ -14,6 +15,8 @@ import { booksTableCalls, createThrough, type ServerProcess, startServerProcess 
  * and both ways of listing must return every book in ascending id order.
  */
 const SERVERS = 8;
+/** A range's end mark (its sort key is the range's end less a half), which holds no book. */
+const isEndMark = (item: string) => /^pk=BOOKS#\d+ sk=\d+\.5$/.test(item);
 const PER_SERVER = 40;
 const CREATES = SERVERS * PER_SERVER;
 
@@ -52,10 +55,14 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
       if (touch.item) writesPerItem.set(touch.item, (writesPerItem.get(touch.item) ?? 0) + 1);
     }
-    const idBlocksWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
-    console.log(`id-blocks item writes: ${idBlocksWrites} for ${CREATES} creates`);
-    // every book and every ISBN claim written once; the id-blocks item once per block of each container
-    expect(writesPerItem.size).toBe(2 * CREATES + 1);
+    const counterWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
+    const endMarks = [...writesPerItem.keys()].filter(isEndMark);
+    console.log(`counter writes: ${counterWrites} for ${CREATES} creates; ${endMarks.length} range end marks`);
+    // every book and every ISBN claim written once; the counter once per block of each container;
+    // the end mark of each range the high mark passed, once, with the reservation that passed it
+    expect(endMarks.every((mark) => writesPerItem.get(mark) === 1)).toBe(true);
+    expect(endMarks.length).toBe(Math.floor(Math.max(...created) / BOOK_RANGE_SIZE));
+    expect(writesPerItem.size).toBe(2 * CREATES + 1 + endMarks.length);
     expect(Math.max(...writesPerItem.values())).toBeLessThanOrEqual(CREATES / 10);
   });
 
@@ -63,7 +70,7 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     const model = new CapacityModel(BOOKS_TABLE);
     const booksPerKey = new Map<string, number>();
     for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
-      if (touch.item?.startsWith('pk=BOOKS#')) {
+      if (touch.item?.startsWith('pk=BOOKS#') && !isEndMark(touch.item)) {
         booksPerKey.set(touch.partition, (booksPerKey.get(touch.partition) ?? 0) + 1);
       }
     }

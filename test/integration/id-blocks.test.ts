@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY } from '../../shared/store/books/book-items';
@@ -82,9 +82,49 @@ describe('ids handed out from blocks sized to the container’s own create rate'
     expect(await highMark()).toBe(10);
   });
 
-  it('marks a table whose id-blocks item its first reservation created as having only this layout', async () => {
+  it('marks a table whose counter its first reservation created as having only this layout, end marks complete', async () => {
     await allocator().allocate();
-    expect((await idBlocksItem())?.layout).toBe('ranges');
+    expect(await idBlocksItem()).toMatchObject({ layout: 'ranges', rangeMarks: 'complete' });
+  });
+
+  it('writes the end mark of every range the high mark passes, with the reservation that passes it', async () => {
+    const marks = async () =>
+      (await tables.documentClient.send(new ScanCommand({ TableName: tables.names.books }))).Items?.filter(
+        (item) => item.rangeMark === true,
+      )
+        .map((item) => [item.pk, item.sk])
+        .sort((a, b) => a[1] - b[1]);
+    const quiet = allocator();
+    await setHighMark(BOOK_RANGE_SIZE - 4); // 60, from a writer that kept no fits: the block is placed exactly
+    expect(await allocateMany(quiet, 2)).toEqual([61, 62]);
+    expect(await marks()).toStrictEqual([]);
+    now += ID_BLOCK_GROW_WINDOW_MS + 1; // slow: the next block is 2 again, and crosses into range 1
+    expect(await allocateMany(quiet, 2)).toEqual([63, 64]);
+    expect(await marks()).toStrictEqual([['BOOKS#0', BOOK_RANGE_SIZE - 0.5]]);
+    const busy = allocator();
+    await allocateMany(busy, 42); // 65 … 106 by ADD (fits kept), then a range of its own from 128
+    expect(await busy.allocate()).toBe(2 * BOOK_RANGE_SIZE);
+    expect(await marks()).toStrictEqual([
+      ['BOOKS#0', BOOK_RANGE_SIZE - 0.5],
+      ['BOOKS#1', 2 * BOOK_RANGE_SIZE - 0.5],
+    ]);
+    expect(await highMark()).toBe(3 * BOOK_RANGE_SIZE - 1);
+  });
+
+  it('lets eight containers that start on a new table at once all reserve, each a block of its own', async () => {
+    const containers = Array.from({ length: 8 }, allocator);
+    const ids = (await Promise.all(containers.map((ids) => allocateMany(ids, 12)))).flat();
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(Math.max(...ids)).toBeLessThanOrEqual((await highMark()) as number);
+  });
+
+  it('hands out an id given back (a create that stored nothing) before any new one, lowest first', async () => {
+    const ids = allocator();
+    expect(await allocateMany(ids, 2)).toEqual([1, 2]);
+    ids.release(2);
+    ids.release(1);
+    expect(await allocateMany(ids, 3)).toEqual([1, 2, 3]);
+    expect(await highMark()).toBe(10);
   });
 
   it('hands out ids below 2^53−1 and refuses a block that would pass it, never an unsafe id', async () => {

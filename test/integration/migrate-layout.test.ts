@@ -1,4 +1,4 @@
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { migrateBooksTable } from '../../admin/migrate-layout';
@@ -87,7 +87,12 @@ describe('npm run migrate’s migration, while the service answers', () => {
     await traffic;
 
     expect(report.copied + report.alreadyCopied).toBeLessThanOrEqual(OLD_BOOKS);
-    expect(progress.at(-1)).toMatch(/^removed: \d+ older items$/);
+    expect(progress.at(-2)).toMatch(/^removed: \d+ older items$/);
+    // The ranges the older high mark had passed get their end marks, so lists end without the counter.
+    expect(report.rangeMarks).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBe(
+      `end marks: ${report.rangeMarks} ranges marked; lists now end without reading the id blocks`,
+    );
     const listed = await listAll(service);
     expect(listed).toStrictEqual([...expected].sort((a, b) => a - b));
     for (const [id, title] of titles) expect((await service.get(id))?.book.title).toBe(title);
@@ -100,7 +105,59 @@ describe('npm run migrate’s migration, while the service answers', () => {
       copied: 0,
       alreadyCopied: 0,
       removed: 0,
+      rangeMarks: report.rangeMarks, // written again: the same items
     });
+    expect((await checkBooksTable(client, tables.names.books)).violations).toStrictEqual([]);
     expect(await listAll(new DynamoBookStore(client, tables.names.books))).toStrictEqual(listed);
+  }, 600_000);
+
+  it('gives a range-layout table from before end marks its marks while the service creates, deletes and lists', async () => {
+    const tables = await createTestTables();
+    const client = createPatientDocumentClient(tables.endpoint);
+    const service = new DynamoBookStore(client, tables.names.books);
+    const ids: number[] = [];
+    for (let i = 0; i < 300; i++) ids.push((await service.create(newBook(`ranges-${i}`))).book.id);
+    // As the code before end marks left it: no marks, no `rangeMarks`, no fits on the counter.
+    const { Items = [] } = await client.send(
+      new ScanCommand({
+        TableName: tables.names.books,
+        FilterExpression: 'rangeMark = :t',
+        ExpressionAttributeValues: { ':t': true },
+      }),
+    );
+    expect(Items.length).toBeGreaterThan(0);
+    for (const { pk, sk } of Items)
+      await client.send(new DeleteCommand({ TableName: tables.names.books, Key: { pk, sk } }));
+    await client.send(
+      new UpdateCommand({
+        TableName: tables.names.books,
+        Key: ID_BLOCKS_KEY,
+        UpdateExpression: 'REMOVE rangeMarks, fit2, fit8, fit32',
+      }),
+    );
+    const expected = new Set(ids);
+    const older = new DynamoBookStore(client, tables.names.books); // a container that has read nothing
+    expect(await listAll(older)).toStrictEqual(ids);
+
+    let migrating = true;
+    const traffic = (async () => {
+      for (let round = 0; migrating || round < 40; round++) {
+        if (round % 4 === 3) {
+          const id = [...expected][round % expected.size] as number;
+          await older.delete(id);
+          expected.delete(id);
+        } else expected.add((await older.create(newBook(`ranges-new-${round}`))).book.id);
+        expect(await listAll(older)).toStrictEqual([...expected].sort((a, b) => a - b));
+      }
+    })();
+    const report = await migrateBooksTable(client, tables.names.books, { graceMs: 0 });
+    migrating = false;
+    await traffic;
+
+    expect(report).toMatchObject({ copied: 0, alreadyCopied: 0, removed: 0 });
+    expect(report.rangeMarks).toBeGreaterThan(0);
+    expect((await checkBooksTable(client, tables.names.books)).violations).toStrictEqual([]);
+    const fresh = new DynamoBookStore(client, tables.names.books);
+    expect(await listAll(fresh)).toStrictEqual([...expected].sort((a, b) => a - b));
   }, 600_000);
 });

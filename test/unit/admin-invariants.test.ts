@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findViolations } from '../../admin/invariants';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { Book } from '../../shared/books/types';
-import { ID_BLOCKS_KEY, isbnClaimKey, toBookItem } from '../../shared/store/books/book-items';
+import { ID_BLOCKS_KEY, isbnClaimKey, rangeMarkItem, toBookItem } from '../../shared/store/books/book-items';
 
 /**
  * The invariant checker over items as a scan returns them (test/reliability/invariants.test.ts seeds
@@ -250,5 +250,33 @@ describe('findViolations', () => {
 
   it('reads the id-blocks item’s highMark as a number, as DynamoDB’s document client may give it', () => {
     expect(findViolations([{ ...ID_BLOCKS_KEY, highMark: '300' }]).lastId).toBe(300);
+  });
+});
+
+describe('findViolations: range end marks', () => {
+  const complete = (highMark: number) => ({ ...idBlocks(highMark), rangeMarks: 'complete' });
+  const books = (ids: number[]) => ids.flatMap((id) => [bookItem(id), claim(`978-${id}`, id)]);
+
+  it('accepts a mark on every range below the high mark’s, once the counter says they are complete', () => {
+    const report = findViolations([...books([1, 64, 130]), complete(140), rangeMarkItem(0), rangeMarkItem(1)]);
+    expect(report.violations).toStrictEqual([]);
+    expect(report.books).toBe(3);
+  });
+
+  it('reports a missing mark (the list would end there) and a stray one', () => {
+    const report = findViolations([...books([1, 130]), complete(140), rangeMarkItem(1), rangeMarkItem(2)]);
+    expect(report.violations.map((violation) => violation.kind)).toStrictEqual([
+      'missing-range-mark',
+      'stray-range-mark',
+    ]);
+  });
+
+  it('asks for no marks before the counter says they are complete (the list then reads the counter)', () => {
+    expect(findViolations([...books([1, 130]), idBlocks(140)]).violations).toStrictEqual([]);
+  });
+
+  it('reports a mark away from its range’s end as malformed', () => {
+    const report = findViolations([...books([1]), complete(10), { ...rangeMarkItem(0), sk: 5 }]);
+    expect(report.violations.map((violation) => violation.kind)).toStrictEqual(['malformed-item']);
   });
 });

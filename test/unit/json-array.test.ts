@@ -199,6 +199,38 @@ describe('streamedJsonArray', () => {
     expect(counted.calls).toBe(0);
   });
 
+  it('refuses a list already known to be over the cap before reading an item or counting', async () => {
+    const consumed = { count: 0 };
+    const counted = { calls: 0 };
+    await expect(
+      streamedJsonArray(items(books(2 * UNCOUNTED_HEAD_ITEMS), consumed), {
+        route: 'ListBooks',
+        cap: { ...cap(UNCOUNTED_HEAD_ITEMS, 2 * UNCOUNTED_HEAD_ITEMS, counted), knownToHoldMore: async () => true },
+        remainingMs: FOREVER,
+      }),
+    ).rejects.toBeInstanceOf(ListTooLargeError);
+    expect(consumed.count).toBe(0);
+    expect(counted.calls).toBe(0);
+    // Not known: decided as before, by reading and counting; under a cap the head decides, never asked.
+    const response = await streamedJsonArray(items(books(5)), {
+      route: 'ListBooks',
+      cap: { ...cap(UNCOUNTED_HEAD_ITEMS, 5, counted), knownToHoldMore: async () => false },
+      remainingMs: FOREVER,
+    });
+    expect(JSON.parse(await text(response.body))).toEqual(books(5));
+    const small = await streamedJsonArray(items(books(5)), {
+      route: 'ListBooks',
+      cap: {
+        ...cap(5, 5, counted),
+        knownToHoldMore: async () => {
+          throw new Error('asked under a cap the head decides');
+        },
+      },
+      remainingMs: FOREVER,
+    });
+    expect(JSON.parse(await text(small.body))).toEqual(books(5));
+  });
+
   it('with a large cap, answers a list that ends within the first page without counting it', async () => {
     const counted = { calls: 0 };
     const response = await streamedJsonArray(items(books(UNCOUNTED_HEAD_ITEMS - 1)), {

@@ -59,6 +59,18 @@ export const bookRangeOf = (id: number) => Math.floor(id / BOOK_RANGE_SIZE);
 export const indexShardOf = (id: number) => id % INDEX_SHARDS;
 export const bookPartition = (range: number) => `${BOOK_PARTITION_PREFIX}${range}`;
 export const bookKey = (id: number) => ({ pk: bookPartition(bookRangeOf(id)), sk: id });
+
+/**
+ * A range's end mark: an item with no book in it, under the range's own key, sorted after every id
+ * of the range, that exists exactly when a later range has been opened (the id blocks' high mark
+ * passed this range). The reservation that moves the high mark past a range writes its mark in the
+ * same transaction (id-blocks.ts), so a Query that reads a range to its end learns from the Query
+ * itself whether the list goes on: the unfiltered list never reads the id-blocks item to find its end.
+ */
+export const rangeMarkKey = (range: number) => ({ pk: bookPartition(range), sk: (range + 1) * BOOK_RANGE_SIZE - 0.5 });
+export const RANGE_MARK_ATTRIBUTE = 'rangeMark';
+export const rangeMarkItem = (range: number) => ({ ...rangeMarkKey(range), [RANGE_MARK_ATTRIBUTE]: true });
+export const isRangeMark = (item: Record<string, unknown>) => item[RANGE_MARK_ATTRIBUTE] === true;
 export const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIsbn(isbn)}`, sk: 0 });
 /** Shard first: the author key is free text, the shard a number, so the two cannot run together. */
 export const authorShardKey = (authorKey: string, shard: number) => `${shard}#${authorKey}`;

@@ -59,14 +59,16 @@ export const iterateBooks = (
 };
 
 async function* unfilteredBooks(context: BookStoreContext, options: ListOptions): AsyncGenerator<Book> {
-  const legacy = !context.layout.migrated && !(await context.layout.refresh(context)).migrated;
-  const keys = legacy ? legacyShardQueries(context) : [];
+  // A container that has not yet seen the table migrated reads the counter once: that read also
+  // tells the walk where ids end and whether end marks are complete, so the walk never repeats it.
+  const read = context.layout.migrated ? undefined : await context.layout.refresh(context);
+  const keys = read && !read.migrated ? legacyShardQueries(context) : [];
   const walk = rangePages(context, {
     after: options.after,
     limit: options.limit,
     pageSize: options.limit ?? streamPageItems(1 + keys.length),
     readAhead: options.limit === undefined,
-    idBlocksRead: legacy,
+    idBlocksRead: read !== undefined,
   });
   yield* mergeKeys(context, keys, options, [walk]);
 }
@@ -131,6 +133,8 @@ const countedRanges = async (context: BookStoreContext): Promise<QueryCommandInp
   const ranges = Array.from({ length: bookRangeOf(highMark) + 1 }, (_, range) => ({
     TableName: context.tableName,
     KeyConditionExpression: 'pk = :pk',
+    // A range's end mark is no book (COUNT counts what passes the filter).
+    FilterExpression: 'attribute_exists(id)',
     ExpressionAttributeValues: { ':pk': bookPartition(range) },
   }));
   return [...ranges, ...(migrated ? [] : legacyShardQueries(context).map(({ query }) => query))];

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConcurrentUpdateError, DuplicateIsbnError, IdempotencyKeyReusedError } from '../../books/errors';
 import type { IdempotentRequest } from '../../books/idempotency';
 import type { BookChange, BookStore, ListOptions } from '../../books/ports';
 import type { VersionCondition } from '../../books/preconditions';
@@ -9,6 +10,7 @@ import { BookTransactions } from './book-transactions';
 import { updateBook } from './book-writes';
 import { IdBlockAllocator } from './id-blocks';
 import { LayoutState } from './layout-state';
+import { countWithVerdict, verdictHolds } from './list-verdict';
 import { versioned } from './update-expressions';
 
 /**
@@ -31,8 +33,21 @@ export class DynamoBookStore implements BookStore {
     this.transactions = new BookTransactions(this.context);
   }
 
+  /**
+   * A create that stores nothing gives its id back to this container's block (a replay, which
+   * returns the first request's book; a duplicate ISBN; a reused key; a race lost to the end), so
+   * ids are consumed only by books that exist. A create whose outcome is unknown keeps its id.
+   */
   async create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
-    return this.transactions.create(await this.ids.allocate(), book, idempotency);
+    const id = await this.ids.allocate();
+    try {
+      const created = await this.transactions.create(id, book, idempotency);
+      if (created.book.id !== id) this.ids.release(id);
+      return created;
+    } catch (error) {
+      if (storedNothing(error)) this.ids.release(id);
+      throw error;
+    }
   }
 
   async get(id: number): Promise<VersionedBook | undefined> {
@@ -44,8 +59,22 @@ export class DynamoBookStore implements BookStore {
     return iterateBooks(this.context, filter, options);
   }
 
+  /** Unfiltered, decided once: a count that reached `upTo` stands for a while (list-verdict.ts). */
   countUpTo(filter: BookFilter, upTo: number): Promise<number> {
-    return countBooks(this.context, filter, upTo);
+    if (filter.author !== undefined || filter.year !== undefined) return countBooks(this.context, filter, upTo);
+    return countWithVerdict(this.context, upTo, () => countBooks(this.context, filter, upTo));
+  }
+
+  /**
+   * Unfiltered: whether a recent count found at least `upTo` books, from one read of the counter,
+   * made only when this container knows more ids were reserved than `upTo` or has not read the
+   * counter yet (that read then also tells the list what it needs). Otherwise false, with no call.
+   */
+  async knownToReach(filter: BookFilter, upTo: number): Promise<boolean> {
+    if (filter.author !== undefined || filter.year !== undefined) return false;
+    if (this.context.layout.migrated && this.context.layout.knownHighMark < upTo) return false;
+    const { item } = await this.context.layout.refresh(this.context);
+    return verdictHolds(item, upTo, this.context.nowSeconds());
   }
 
   /**
@@ -66,3 +95,9 @@ export class DynamoBookStore implements BookStore {
     return this.transactions.delete(id, condition);
   }
 }
+
+/** The errors a create raises only from a cancelled transaction (every attempt cancelled, nothing written). */
+const storedNothing = (error: unknown) =>
+  error instanceof DuplicateIsbnError ||
+  error instanceof IdempotencyKeyReusedError ||
+  error instanceof ConcurrentUpdateError;

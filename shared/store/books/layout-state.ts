@@ -19,10 +19,32 @@ export const markRangesLayout = (tableName: string) =>
     ReturnValues: 'ALL_NEW',
   });
 
-/** What the id-blocks item says: the last id reserved, and whether the older layout is gone. */
+/** The counter item's mark that every range below the high mark's has its end mark (book-items.ts, rangeMarkKey). */
+export const RANGE_MARKS_COMPLETE = 'complete';
+
+/**
+ * The counter item of a table that has just been created: no book was ever in the older layout, and
+ * no range has been opened, so every range that will be opened gets its end mark from the start.
+ */
+export const markNewBooksTable = (tableName: string) =>
+  new UpdateCommand({
+    TableName: tableName,
+    Key: ID_BLOCKS_KEY,
+    UpdateExpression: 'SET #layout = :ranges, rangeMarks = if_not_exists(rangeMarks, :complete)',
+    ConditionExpression: 'attribute_not_exists(highMark)',
+    ExpressionAttributeNames: { '#layout': 'layout' },
+    ExpressionAttributeValues: { ':ranges': RANGES_LAYOUT, ':complete': RANGE_MARKS_COMPLETE },
+    ReturnValues: 'ALL_NEW',
+  });
+
+/** What the counter item says: the last id reserved, and whether the older layout is gone. */
 export interface IdBlocksState {
   highMark: number;
   migrated: boolean;
+  /** Every opened range's end mark exists, so a range read to its end without one is the last. */
+  rangeMarks: boolean;
+  /** The counter item as this read or write returned it (its other attributes: the list's verdict). */
+  item?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -34,6 +56,7 @@ export interface IdBlocksState {
 export class LayoutState {
   private highMark = 0;
   private migratedSeen = false;
+  private rangeMarksSeen = false;
 
   get knownHighMark(): number {
     return this.highMark;
@@ -44,11 +67,17 @@ export class LayoutState {
     return this.migratedSeen;
   }
 
+  /** True once this container has seen that every opened range has its end mark (the mark never reverts). */
+  get rangeMarks(): boolean {
+    return this.rangeMarksSeen;
+  }
+
   learn(attributes: Record<string, unknown> | undefined): IdBlocksState {
     const highMark = Number(attributes?.highMark ?? 0);
     if (Number.isSafeInteger(highMark) && highMark > this.highMark) this.highMark = highMark;
     if (attributes?.layout === RANGES_LAYOUT) this.migratedSeen = true;
-    return { highMark: this.highMark, migrated: this.migratedSeen };
+    if (attributes?.rangeMarks === RANGE_MARKS_COMPLETE) this.rangeMarksSeen = true;
+    return { highMark: this.highMark, migrated: this.migratedSeen, rangeMarks: this.rangeMarksSeen, item: attributes };
   }
 
   /** One strongly consistent read of the id-blocks item: books created before it have ids up to its high mark. */

@@ -26,9 +26,12 @@ export interface WalkOptions {
  * per range (more only for a range whose books pass the page size), so a page of neighbours is one
  * Query, two at a range boundary. The walk ends at the range of the highest id reserved: up to the
  * high mark this container knows it needs no call; past it, one strongly consistent read of the
- * id-blocks item says whether others reserved more (a walk reads it at most once). An empty range (a busy
- * container's range, reserved and then left unused as the container ended) costs a Query that
- * returns nothing; docs/data-model.md bounds how many there can be.
+ * counter says whether others reserved more (a walk reads it at most once). On a table whose every
+ * opened range has its end mark (book-items.ts, rangeMarkKey), the walk never reads the counter: a
+ * range read to its end without its mark is the last, so a page is one Query, two at a range
+ * boundary, the last page included. An empty range (a busy container's range, reserved and then left
+ * unused as the container ended) costs a Query that returns only its mark; docs/data-model.md
+ * bounds how many there can be.
  */
 export async function* rangePages(context: BookStoreContext, options: WalkOptions): AsyncGenerator<Book[]> {
   const { client, tableName, layout } = context;
@@ -42,6 +45,8 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
   let idBlocksRead = options.idBlocksRead;
   const lastRange = () => bookRangeOf(layout.knownHighMark);
+  // Once every opened range has its end mark, a range read to its end says itself whether the list goes on.
+  const marked = layout.rangeMarks;
   const read = ({ range, startKey }: Position) => {
     const page = client.send(
       new AttributeValueQueryCommand({
@@ -60,7 +65,7 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
   let pending: ReturnType<typeof read> | undefined;
   while (true) {
     if (!pending) {
-      if (position.range > lastRange()) {
+      if (!marked && position.range > lastRange()) {
         if (idBlocksRead) return;
         await layout.refresh(context);
         idBlocksRead = true;
@@ -68,15 +73,20 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
       }
       pending = read(position);
     }
-    const { Items, LastEvaluatedKey } = await pending;
+    const { Items = [], LastEvaluatedKey } = await pending;
     pending = undefined;
-    remaining -= Items?.length ?? 0;
-    const next: Position = LastEvaluatedKey
-      ? { range: position.range, startKey: LastEvaluatedKey }
-      : { range: position.range + 1 };
-    if (options.readAhead && remaining > 0 && next.range <= lastRange()) pending = read(next);
-    yield (Items ?? []).map(bookFromAttributes);
-    if (remaining <= 0) return;
+    const books = Items.filter((item) => item.id !== undefined);
+    const endMark = books.length < Items.length; // it sorts after every id of its range
+    remaining -= books.length;
+    const next: Position =
+      LastEvaluatedKey && !endMark
+        ? { range: position.range, startKey: LastEvaluatedKey }
+        : { range: position.range + 1 };
+    // Marked: the list goes on past a range only if its end mark came back (more of it if the page was cut).
+    const goesOn = marked ? endMark || LastEvaluatedKey !== undefined : next.range <= lastRange();
+    if (options.readAhead && remaining > 0 && goesOn) pending = read(next);
+    yield books.map(bookFromAttributes);
+    if (remaining <= 0 || (marked && !goesOn)) return;
     position = next;
   }
 }
