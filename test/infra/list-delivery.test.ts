@@ -5,7 +5,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack } from '../../infra/book-library-stack';
-import { ROUTES } from '../../shared/api/routes';
+import { RESOURCE_PATHS, ROUTES, unroutedMethods } from '../../shared/api/routes';
 import { PROJECT_ROOT } from '../support/source-files';
 
 /**
@@ -95,18 +95,22 @@ describe('the list function in each template', () => {
   it('samLocal: no method streams, and every route still has its one function and method', () => {
     const methods = Object.values(samLocal.template.findResources('AWS::ApiGateway::Method'));
     expect(methods.filter((method) => method.Properties.Integration?.ResponseTransferMode === 'STREAM')).toEqual([]);
-    // start-api serves no MOCK integration, and an ANY route would shadow every function's method.
-    expect(methods.filter((method) => method.Properties.Integration?.Type === 'MOCK')).toEqual([]);
+    // start-api's ANY route would take over the functions' own methods: each unrouted method is named.
     expect(methods.filter((method) => method.Properties.HttpMethod === 'ANY')).toEqual([]);
-    for (const template of [deployed.template, samLocal.template]) {
-      // One function per route plus the authorizer; one function-backed method per route, and a HEAD
-      // beside each GET (OPTIONS and the 405s are MOCK methods).
-      template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1);
+    const unrouted = RESOURCE_PATHS.flatMap((path) => unroutedMethods(path)).length;
+    const gets = ROUTES.filter((route) => route.method === 'GET').length;
+    for (const [template, resourceMethods] of [
+      [deployed.template, 2 * RESOURCE_PATHS.length],
+      [samLocal.template, unrouted],
+    ] as const) {
+      // One function per route, the authorizer and RESOURCE_METHODS; one function-backed method per
+      // route, a HEAD beside each GET, and OPTIONS and the 405s on every resource.
+      template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 2);
       const proxied = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
         (method) => method.Properties.Integration?.Type === 'AWS_PROXY',
       );
-      const gets = ROUTES.filter((route) => route.method === 'GET').length;
-      expect(proxied).toHaveLength(ROUTES.length + gets);
+      expect(proxied).toHaveLength(ROUTES.length + gets + resourceMethods);
+      expect(Object.keys(template.findResources('AWS::ApiGateway::Method'))).toHaveLength(proxied.length);
     }
   });
 });
