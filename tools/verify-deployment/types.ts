@@ -7,6 +7,8 @@ export interface VerifyOptions {
   username: string;
   /** For `sam local start-api`, which applies none of the stack's gateway responses. */
   skipGatewayResponses: boolean;
+  /** A browser origin the deployment lists for CORS: the preflight check expects its grant. */
+  origin?: string;
 }
 
 export interface HttpResponse {
@@ -45,6 +47,8 @@ export interface CheckContext {
   books: RunBooks;
   /** Every Digest nonce a 401 has carried in this run, to tell a fresh one from a repeated one. */
   seenNonces: Set<string>;
+  /** The CORS origin the operator named (`--origin`), if any. */
+  origin?: string;
 }
 
 /**
