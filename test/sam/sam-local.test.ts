@@ -472,14 +472,47 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
     expect(run.code, run.stderr).toBe(0);
   }, 180_000);
 
-  it('answers an unknown path or method itself: 403 "Missing Authentication Token" (API Gateway’s own, which the stack maps to 404)', async () => {
-    for (const [method, path] of [
-      ['GET', '/api/nothing-here'],
-      ['POST', '/api/books/1'],
+  it('answers OPTIONS without credentials with 204 and the path’s Allow, through the ResourceMethods function', async () => {
+    for (const [path, allow] of [
+      ['/api/books', 'GET, HEAD, POST, OPTIONS'],
+      ['/api/books/7', 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'],
+      ['/api/openapi.json', 'GET, HEAD, OPTIONS'],
     ] as const) {
-      const response = await call(method, path);
-      expect(response.status, `${method} ${path}`).toBe(403);
-      expect(await response.text()).toBe(SAM_MISSING_TOKEN);
+      const response = await call('OPTIONS', path, undefined, null);
+      expect(response.status, path).toBe(204);
+      expect(response.headers.get('allow'), path).toBe(allow);
+      expect(response.headers.get('cache-control'), path).toBe('no-store');
+      expect(await response.text(), path).toBe('');
     }
+  });
+
+  it('answers a method a path does not take with 405, Allow and the contract’s body, whatever the body, before any credentials', async () => {
+    for (const [contentType, body] of [
+      ['application/json', '{"title":"x"}'],
+      ['text/plain', 'plain words'],
+      [undefined, undefined],
+    ] as const) {
+      const response = await fetch(`${baseUrl}/api/books`, {
+        method: 'DELETE',
+        ...(contentType && { headers: { 'content-type': contentType } }),
+        ...(body !== undefined && { body }),
+      });
+      expect(response.status, String(contentType)).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
+      expect(await response.json()).toEqual({
+        timestamp: expect.stringMatching(/Z$/),
+        status: 405,
+        message: 'This method is not allowed on this path; Allow lists the ones it takes',
+      });
+    }
+    const post = await call('POST', '/api/books/1', { title: 'x' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD, PUT, PATCH, DELETE, OPTIONS');
+  });
+
+  it('answers an unknown path itself: 403 "Missing Authentication Token" (API Gateway’s own, which the stack maps to 404)', async () => {
+    const response = await call('GET', '/api/nothing-here');
+    expect(response.status).toBe(403);
+    expect(await response.text()).toBe(SAM_MISSING_TOKEN);
   });
 });
