@@ -13,6 +13,7 @@ import { BasicDigestAuthorizer } from './constructs/authorizer';
 import { addResourceMethods } from './constructs/gateway-methods';
 import { BookRestApi } from './constructs/rest-api';
 import { type FunctionArchitecture, RouteFunction } from './constructs/route-function';
+import { publicMethodSkip, skipScanners } from './constructs/scanner-skips';
 import { ServiceTables } from './constructs/tables';
 
 export interface BookLibraryStackProps extends StackProps {
@@ -183,13 +184,12 @@ export class BookLibraryStack extends Stack {
       ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
     });
     if (!authorizer) {
-      acknowledge(
-        method,
-        'AwsSolutions-APIG4',
+      const reason =
         route.access === 'none'
           ? 'Public on purpose: the OpenAPI description and its browsable reference carry no data, and clients need them before they have credentials.'
-          : 'Public on purpose: the publicReads deployment option opens the two read routes; writes stay guarded.',
-      );
+          : 'Public on purpose: the publicReads deployment option opens the two read routes; writes stay guarded.';
+      acknowledge(method, 'AwsSolutions-APIG4', reason);
+      skipScanners(method, [publicMethodSkip(reason)]);
     }
     acknowledge(
       method,

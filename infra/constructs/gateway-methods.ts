@@ -3,6 +3,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { RESOURCE_PATHS, unroutedMethods } from '../../shared/api/routes';
 import { acknowledge } from './acknowledge';
+import { publicMethodSkip, skipScanners } from './scanner-skips';
 
 /** Header values as API Gateway's static mapping expressions (a quoted literal). */
 export const staticHeaderValues = (headers: Record<string, string>): Record<string, string> =>
@@ -30,12 +31,12 @@ export const addResourceMethods = (api: apigateway.RestApi, fn: lambda.IFunction
   }
 };
 
+const PUBLIC_REASON =
+  'Public on purpose: OPTIONS lists the methods and a 405 refuses the others; neither reads or writes data, and browsers send preflights without credentials.';
+
 const acknowledgePublic = (method: IConstruct) => {
-  acknowledge(
-    method,
-    'AwsSolutions-APIG4',
-    'Public on purpose: OPTIONS lists the methods and a 405 refuses the others; neither reads or writes data, and browsers send preflights without credentials.',
-  );
+  acknowledge(method, 'AwsSolutions-APIG4', PUBLIC_REASON);
+  skipScanners(method, [publicMethodSkip(PUBLIC_REASON)]);
   acknowledge(
     method,
     'AwsSolutions-COG4',

@@ -377,6 +377,24 @@ describe('BookLibraryStack', () => {
       expect(prod.findings).toEqual([]);
     });
 
+    it('gives every Checkov and cfn-lint skip in the template its written reason', () => {
+      for (const { template: t } of [{ template }, prod]) {
+        const resources = Object.entries(t.toJSON().Resources as Record<string, { Metadata?: Record<string, any> }>);
+        const skipped = resources.filter(([, r]) => r.Metadata?.checkov || r.Metadata?.['cfn-lint']);
+        expect(skipped.length).toBeGreaterThan(0);
+        for (const [id, { Metadata: metadata = {} }] of skipped) {
+          for (const skip of metadata.checkov?.skip ?? []) {
+            expect(skip.id, id).toMatch(/^CKV_AWS_\d+$/);
+            expect(skip.comment?.length, `${id} ${skip.id}`).toBeGreaterThan(40);
+          }
+          const lint = metadata['cfn-lint'];
+          for (const check of lint?.config.ignore_checks ?? []) {
+            expect(lint.reasons[check]?.length, `${id} ${check}`).toBeGreaterThan(40);
+          }
+        }
+      }
+    });
+
     it('grants no wildcard action and attaches no AWS managed policy to a function role', () => {
       for (const { template: t } of [{ template }, prod]) {
         const statements = Object.values(t.findResources('AWS::IAM::Policy')).flatMap(
