@@ -50,6 +50,12 @@ export interface BookLibraryStackProps extends StackProps {
    * a stream. For `sam local` templates only.
    */
   samLocal?: boolean;
+  /**
+   * Build the list's buffered variant (the route table's `bufferedEntry`, at most 6 MB per answer)
+   * behind an ordinary proxy integration instead of the streamed list: for a region where Lambda
+   * response streaming is not available (docs/operations.md). `samLocal` implies it.
+   */
+  bufferedList?: boolean;
   /** The functions' processor (default arm64, as the cost figures assume). */
   architecture?: FunctionArchitecture;
   /**
@@ -101,7 +107,7 @@ export class BookLibraryStack extends Stack {
 
     for (const route of ROUTES) {
       // `sam local start-api` cannot relay a streamed response: its template builds the buffered variant.
-      const { entry, streaming } = handlerOf(route, samLocal);
+      const { entry, streaming } = handlerOf(route, samLocal || (props.bufferedList ?? false));
       const fn = new RouteFunction(this, route.name, {
         entry,
         ...('assets' in route && { assets: route.assets }),

@@ -27,17 +27,18 @@ interface Synthesized {
   listSources: string[];
 }
 
-const synth = (samLocal: boolean): Synthesized => {
+const synth = (samLocal: boolean, bufferedList = false): Synthesized => {
   const outdir = mkdtempSync(join(tmpdir(), 'list-delivery-'));
   assemblies.push(outdir);
   const app = new App({ outdir });
-  const stack = new BookLibraryStack(app, `Test-${samLocal ? 'sam' : 'default'}`, {
+  const stack = new BookLibraryStack(app, `Test-${samLocal ? 'sam' : bufferedList ? 'buffered' : 'default'}`, {
     stage: 'dev',
     retainData: false,
     realm: 'books',
     publicReads: false,
     throttling: { rateLimit: 10, burstLimit: 20 },
     samLocal,
+    bufferedList,
   });
   const template = Template.fromStack(stack);
   const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
@@ -91,6 +92,19 @@ describe('the list function in each template', () => {
     expect(samLocal.listSources).not.toContain('functions/books/list.ts');
     expect(samLocal.listSources).not.toContain('shared/http/streamed-json-array.ts');
   });
+
+  it('bufferedList (regions without response streaming): the buffered list behind a proxy integration, nothing else changed', () => {
+    const buffered = synth(false, true);
+    expect(buffered.listMethod.Integration.ResponseTransferMode ?? 'BUFFERED').toBe('BUFFERED');
+    expect(JSON.stringify(buffered.listMethod.Integration.Uri)).not.toContain('/response-streaming-invocations');
+    expect(buffered.listSources).toContain('functions/books/list-buffered.ts');
+    expect(buffered.listSources).not.toContain('functions/books/list.ts');
+    // A deployable template: none of samLocal's variables, the same methods as the streamed one.
+    expect(JSON.stringify(buffered.template.toJSON())).not.toContain('DYNAMODB_ENDPOINT');
+    expect(Object.keys(buffered.template.findResources('AWS::ApiGateway::Method')).sort()).toEqual(
+      Object.keys(deployed.template.findResources('AWS::ApiGateway::Method')).sort(),
+    );
+  }, 120_000);
 
   it('samLocal: no method streams, and every route still has its one function and method', () => {
     const methods = Object.values(samLocal.template.findResources('AWS::ApiGateway::Method'));
