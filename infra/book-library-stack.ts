@@ -2,7 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { functionTimeoutMs, handlerOf, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import { functionTimeoutMs, handlerOf, RESOURCE_METHODS, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
 import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
@@ -10,9 +10,10 @@ import { DEFAULTS, toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
-import { addGatewayMethods } from './constructs/gateway-methods';
+import { addResourceMethods } from './constructs/gateway-methods';
 import { BookRestApi } from './constructs/rest-api';
 import { type FunctionArchitecture, RouteFunction } from './constructs/route-function';
+import { publicMethodSkip, skipScanners } from './constructs/scanner-skips';
 import { ServiceTables } from './constructs/tables';
 
 export interface BookLibraryStackProps extends StackProps {
@@ -49,6 +50,12 @@ export interface BookLibraryStackProps extends StackProps {
    * a stream. For `sam local` templates only.
    */
   samLocal?: boolean;
+  /**
+   * Build the list's buffered variant (the route table's `bufferedEntry`, at most 6 MB per answer)
+   * behind an ordinary proxy integration instead of the streamed list: for a region where Lambda
+   * response streaming is not available (docs/operations.md). `samLocal` implies it.
+   */
+  bufferedList?: boolean;
   /** The functions' processor (default arm64, as the cost figures assume). */
   architecture?: FunctionArchitecture;
   /**
@@ -100,7 +107,7 @@ export class BookLibraryStack extends Stack {
 
     for (const route of ROUTES) {
       // `sam local start-api` cannot relay a streamed response: its template builds the buffered variant.
-      const { entry, streaming } = handlerOf(route, samLocal);
+      const { entry, streaming } = handlerOf(route, samLocal || (props.bufferedList ?? false));
       const fn = new RouteFunction(this, route.name, {
         entry,
         ...('assets' in route && { assets: route.assets }),
@@ -118,13 +125,22 @@ export class BookLibraryStack extends Stack {
       // HEAD runs the GET route's function, which sees HEAD (RFC 9110 §9.3.2); API Gateway drops the body.
       if (route.method === 'GET') this.addMethod(route, 'HEAD', integration, restApi.parameterValidator, authorizer);
     }
-    // The SAM CLI's start-api serves no MOCK integration, and its ANY route shadows the functions'
-    // own methods (every request a 502): a samLocal template leaves OPTIONS and the 405s out.
-    if (!samLocal) addGatewayMethods(this.api, props.corsAllowedOrigins ?? []);
+    // OPTIONS and the 405s: one public function for every resource (docs/contract.md#routes).
+    const resourceMethods = new RouteFunction(this, RESOURCE_METHODS.name, {
+      entry: RESOURCE_METHODS.entry,
+      environment: toEnvironment(
+        props.corsAllowedOrigins?.length ? { corsAllowedOrigins: props.corsAllowedOrigins } : {},
+      ),
+      tracing,
+      samLocal,
+      architecture,
+    }).function;
+    this.functions[RESOURCE_METHODS.name] = resourceMethods;
+    addResourceMethods(this.api, resourceMethods, samLocal);
 
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
-      functions: Object.values(this.functions),
+      functions: this.functions,
       authorizer: auth.function,
       ...(props.alarmTopicArn && { topicArn: props.alarmTopicArn }),
     });
@@ -174,13 +190,12 @@ export class BookLibraryStack extends Stack {
       ...(authorizer ? { authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM } : {}),
     });
     if (!authorizer) {
-      acknowledge(
-        method,
-        'AwsSolutions-APIG4',
+      const reason =
         route.access === 'none'
           ? 'Public on purpose: the OpenAPI description and its browsable reference carry no data, and clients need them before they have credentials.'
-          : 'Public on purpose: the publicReads deployment option opens the two read routes; writes stay guarded.',
-      );
+          : 'Public on purpose: the publicReads deployment option opens the two read routes; writes stay guarded.';
+      acknowledge(method, 'AwsSolutions-APIG4', reason);
+      skipScanners(method, [publicMethodSkip(reason)]);
     }
     acknowledge(
       method,

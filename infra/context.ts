@@ -85,6 +85,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     webAclArn: optional('webAclArn'),
     alarmTopicArn: optional('alarmTopicArn'),
     samLocal,
+    bufferedList: flag('bufferedList'),
     architecture: architecture(),
     listMaxBooks: listMaxBooks(),
   };

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { FUNCTION_TIMEOUT_SECONDS } from '../shared/api/routes';
-import { matchRoute, type RouteMatch } from './route-matching';
+import { matchResource, matchRoute, type ResourceMatch } from './route-matching';
 import { isStreamedResult, type StreamedProxyResult, writeStreamedResult } from './streaming-response';
 
 /** What API Gateway itself answers, without calling a function. */
@@ -116,7 +116,7 @@ export const proxyEventOf = (
   request: GatewayRequest,
   url: URL,
   body: Buffer,
-  match: RouteMatch,
+  match: ResourceMatch,
 ): APIGatewayProxyEvent => {
   const { headers, multiValueHeaders } = groupHeaders(request.rawHeaders);
   const query = groupQuery(url.searchParams);
@@ -125,7 +125,7 @@ export const proxyEventOf = (
   const forwarded = forwardedHeaders(request);
   const hasPathParameters = Object.keys(match.pathParameters).length > 0;
   return {
-    resource: match.route.path,
+    resource: match.resource,
     path: url.pathname,
     httpMethod: match.method,
     headers: { ...headers, ...forwarded },
@@ -169,13 +169,13 @@ export const proxyEventOf = (
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),
       resourceId: 'local',
-      resourcePath: match.route.path,
+      resourcePath: match.resource,
     },
   };
 };
 
 /** The proxy event for a request arriving at the local server. */
-export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, match: RouteMatch) =>
+export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, match: ResourceMatch) =>
   proxyEventOf(
     {
       rawHeaders: request.rawHeaders,
@@ -202,12 +202,12 @@ export interface DescribedRequest {
 
 /**
  * The proxy event for a described request, sent from loopback over HTTP/1.1 to port 3000, routed by
- * the route table as the local server routes; undefined when no route matches (the gateway
- * answers 404 itself).
+ * the route table as the local server routes (a method without a route: RESOURCE_METHODS' event);
+ * undefined for a path the API does not have (the gateway answers 404 itself).
  */
 export const proxyEventFor = (request: DescribedRequest): APIGatewayProxyEvent | undefined => {
   const url = new URL(request.target, 'http://127.0.0.1');
-  const match = matchRoute(request.method, url.pathname);
+  const match = matchRoute(request.method, url.pathname) ?? matchResource(request.method, url.pathname);
   if (!match) return undefined;
   const headers = { host: '127.0.0.1', ...request.headers };
   // Node's HTTP parser hands each header byte over as one Latin-1 character: the values are put on

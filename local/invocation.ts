@@ -8,10 +8,16 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { AUTHORIZER, functionTimeoutMs, requiresAuth } from '../shared/api/routes';
+import {
+  AUTHORIZER,
+  FUNCTION_TIMEOUT_SECONDS,
+  functionTimeoutMs,
+  RESOURCE_METHODS,
+  requiresAuth,
+} from '../shared/api/routes';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { lambdaContext, toProxyEvent } from './gateway';
-import type { RouteMatch } from './route-matching';
+import type { ResourceMatch, RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -31,12 +37,15 @@ export interface InvokerOptions {
   answer: (request: IncomingMessage, result: APIGatewayProxyResult) => APIGatewayProxyResult;
 }
 
-/** Runs a routed request's functions and gives their answer (a Deny's being the gateway's). */
+/**
+ * Runs a request's functions and gives their answer (a Deny's being the gateway's): a route's, or
+ * for a method the path has no route for, RESOURCE_METHODS' (no authorizer, as on the stack).
+ */
 export type Invoke = (
   request: IncomingMessage,
   url: URL,
   body: Buffer,
-  match: RouteMatch,
+  match: RouteMatch | ResourceMatch,
 ) => Promise<APIGatewayProxyResult | StreamedProxyResult>;
 
 /**
@@ -57,6 +66,15 @@ export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOpt
 
   return async (request, url, body, match) => {
     const event = toProxyEvent(request, url, body, match);
+    if (!('route' in match)) {
+      const handler = await loadHandler<ProxyHandler>(RESOURCE_METHODS.entry);
+      const context = lambdaContext(
+        RESOURCE_METHODS.name,
+        event.requestContext.requestId,
+        FUNCTION_TIMEOUT_SECONDS * 1_000,
+      );
+      return handler(event, context);
+    }
     if (requiresAuth(match.route, publicReads)) {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
       const authorizerEvent = toAuthorizerEvent(event);

@@ -170,9 +170,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
   const limits = { ...LOCAL_SERVER_LIMITS, ...options.limits };
   const invocation = pLimit(limits.maxConcurrentInvocations);
   const faultyConnections = new WeakSet<object>();
-  const { answer: gatewayAnswer, answerResource } = gatewayAnswers(
-    options.corsAllowedOrigins ?? readSetting('corsAllowedOrigins'),
-  );
+  const { answer: gatewayAnswer } = gatewayAnswers(options.corsAllowedOrigins ?? readSetting('corsAllowedOrigins'));
   const invoke = functionInvoker({
     root: options.root ?? process.cwd(),
     publicReads: options.publicReads ?? false,
@@ -193,11 +191,12 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       return gatewayAnswer(request, validationFailure({ host: MALFORMED_HOST }));
     }
     const url = requestTarget(request.url);
-    const match = url && matchRoute(request.method ?? '', url.pathname);
+    const method = request.method ?? '';
+    // A known path's other methods (OPTIONS included) go to RESOURCE_METHODS, as on the stack.
+    const match = url && (matchRoute(method, url.pathname) ?? matchResource(method, url.pathname));
     if (!url || !match) {
       request.resume();
-      const resource = url && matchResource(url.pathname);
-      return resource ? answerResource(request, resource.allow) : gatewayAnswer(request, empty(404));
+      return gatewayAnswer(request, empty(404));
     }
     let body: Buffer;
     try {

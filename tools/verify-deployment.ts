@@ -45,7 +45,14 @@ runTool(
     try {
       const run = await runChecks(
         CHECKS,
-        { baseUrl: options.baseUrl, http, credentials, books, seenNonces: new Set() },
+        {
+          baseUrl: options.baseUrl,
+          http,
+          credentials,
+          books,
+          seenNonces: new Set(),
+          ...(options.origin && { origin: options.origin }),
+        },
         {
           skipGatewayResponses: options.skipGatewayResponses,
           signal: interruption.signal,

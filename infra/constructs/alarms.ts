@@ -10,8 +10,8 @@ import { DIMENSION, METRIC } from '../../shared/observability/metric-names';
 
 export interface AlarmProps {
   api: apigateway.RestApi;
-  /** Every function of the stack, the authorizer included. */
-  functions: lambda.IFunction[];
+  /** Every function of the stack by its construct id, the authorizer included: each gets its throttle alarm. */
+  functions: Readonly<Record<string, lambda.IFunction>>;
   authorizer: lambda.IFunction;
   /** SNS topic to notify on ALARM and OK; none means alarms are only visible in CloudWatch. */
   topicArn?: string;
@@ -25,7 +25,7 @@ const PERIOD = Duration.minutes(5);
 
 /**
  * The alarms an operator needs first: clients getting 5xx, Lambda refusing invocations (throttles:
- * account or reserved concurrency exhausted), the authorizer failing (which turns every protected
+ * account or reserved concurrency exhausted; one alarm per function), the authorizer failing (which turns every protected
  * request into a 500), and accounts being locked out at a rate a few mistyped passwords do not
  * reach (someone guessing, or locking users out on purpose). Missing data counts as fine: no
  * traffic is not an outage.
@@ -59,21 +59,19 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     }),
-    new cloudwatch.Alarm(group, 'LambdaThrottles', {
-      alarmDescription: 'A function of the API was throttled (concurrency exhausted) in the last 5 minutes',
-      metric: new cloudwatch.MathExpression({
-        expression: props.functions.map((_, i) => `t${i}`).join(' + '),
-        usingMetrics: Object.fromEntries(
-          props.functions.map((fn, i) => [`t${i}`, fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })]),
-        ),
-        period: PERIOD,
-        label: 'Throttles (all functions)',
-      }),
-      threshold: 0,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    }),
+    // One alarm per function, not one sum over all of them: an alarm on metric math may read at most
+    // 10 metrics (a hard CloudWatch limit), and each route adds a function.
+    ...Object.entries(props.functions).map(
+      ([name, fn]) =>
+        new cloudwatch.Alarm(group, `${name}Throttles`, {
+          alarmDescription: `The ${name} function was throttled (concurrency exhausted) in the last 5 minutes`,
+          metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+    ),
     new cloudwatch.Alarm(group, 'AuthorizerErrors', {
       alarmDescription: 'The authorizer failed (not denied: failed) in the last 5 minutes; protected routes answer 500',
       metric: props.authorizer.metricErrors({ period: PERIOD, statistic: 'Sum' }),

@@ -12,6 +12,8 @@ import {
 import { GATEWAY_HEADERS } from '../../shared/http/standard-headers';
 import { acknowledge } from './acknowledge';
 import { staticHeaderValues } from './gateway-methods';
+import { LOG_GROUP_ENCRYPTION } from './route-function';
+import { skipScanners, TRACING_OPTION } from './scanner-skips';
 
 export interface BookRestApiProps {
   stage: string;
@@ -90,6 +92,20 @@ export class BookRestApi extends Construct {
         ),
       },
     });
+    skipScanners(accessLogs, [LOG_GROUP_ENCRYPTION]);
+    skipScanners(this.api.deploymentStage, [
+      {
+        id: 'CKV_AWS_120',
+        reason:
+          'No stage cache: every answer is for the client that asked (Cache-Control private or no-store, docs/behaviour.md#caching); a stage cache would serve one user the answer meant for another',
+      },
+      ...(props.tracing
+        ? []
+        : [
+            { id: 'CKV_AWS_73', reason: TRACING_OPTION },
+            { id: 'WS2002', reason: TRACING_OPTION },
+          ]),
+    ]);
     acknowledge(
       this.api.node.findChild('CloudWatchRole'),
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

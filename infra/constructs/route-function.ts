@@ -9,6 +9,14 @@ import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/api/routes';
 import { DEFAULTS, ENV, toEnvironment } from '../../shared/config';
 import { BUNDLING, PROJECT_ROOT } from '../bundling';
 import { acknowledge } from './acknowledge';
+import { skipScanners, TRACING_OPTION } from './scanner-skips';
+
+/** Log groups: CloudWatch Logs' own encryption at rest (Checkov CKV_AWS_158). */
+export const LOG_GROUP_ENCRYPTION = {
+  id: 'CKV_AWS_158',
+  reason:
+    'Encrypted at rest by CloudWatch Logs with its own key; the lines hold no credential, header, query or body (docs/security.md), so a customer managed key would add cost and a key policy to keep, no protection',
+};
 
 /** Memory of every function: where cost × duration is lowest (see docs/benchmarks.md). */
 export const FUNCTION_MEMORY_MB = 512;
@@ -91,6 +99,35 @@ export class RouteFunction extends Construct {
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       logGroup,
     });
+    skipScanners(this.function, [
+      {
+        id: 'CKV_AWS_115',
+        reason:
+          'No reserved concurrency: it would be taken from the account pool and cap each route on its own; the stage throttle bounds the load, and throttles alarm per function (docs/operations.md)',
+      },
+      {
+        id: 'CKV_AWS_116',
+        reason:
+          'Invoked synchronously by API Gateway only; a dead-letter queue receives failed asynchronous invocations, which never happen',
+      },
+      {
+        id: 'CKV_AWS_117',
+        reason:
+          'A public API whose only backend is DynamoDB, reached over its public endpoint with IAM: a VPC would add NAT or endpoints and start-up time with no private resource to reach',
+      },
+      {
+        id: 'CKV_AWS_173',
+        reason:
+          'The environment holds no secret (table names and options; the nonce key lives in the auth table); Lambda encrypts it at rest with an AWS owned key',
+      },
+      {
+        id: 'WS1004',
+        reason:
+          'The function logs to its own log group (LoggingConfig.LogGroup), made beside it with one month of retention; the rule looks only for a group named /aws/lambda/<function name>',
+      },
+      ...(props.tracing ? [] : [{ id: 'WS1000', reason: TRACING_OPTION }]),
+    ]);
+    skipScanners(logGroup, [LOG_GROUP_ENCRYPTION]);
     if (props.tracing) {
       acknowledge(
         role,

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../../shared/store/tables';
+import { skipScanners } from './scanner-skips';
 
 /**
  * What the book store sends, as IAM actions: Get and Query for reads; Put, Update and Delete
@@ -58,6 +59,13 @@ export class ServiceTables extends Construct {
       removalPolicy: protect ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       ...(definition.timeToLiveAttribute && { timeToLiveAttribute: definition.timeToLiveAttribute }),
     });
+    skipScanners(table, [
+      {
+        id: 'CKV_AWS_119',
+        reason:
+          'Encrypted at rest with the AWS managed key (aws/dynamodb), logged in CloudTrail; a customer managed key would bill per key and per request and add a key policy to keep, for no reader it keeps out',
+      },
+    ]);
     for (const index of definition.indexes) {
       table.addGlobalSecondaryIndex({
         indexName: index.indexName,

@@ -138,7 +138,7 @@ export const handlerOf = (route: RouteDefinition, buffered: boolean): { entry: s
 
 /**
  * Methods the API answers on a path without a route of their own: HEAD wherever GET is (RFC 9110
- * §9.3.2, the GET route's function answers it), and OPTIONS everywhere (answered by the gateway).
+ * §9.3.2, the GET route's function answers it), and OPTIONS everywhere (answered by RESOURCE_METHODS).
  */
 export type GatewayMethod = 'HEAD' | 'OPTIONS';
 
@@ -166,6 +166,26 @@ export const allowHeader = (path: string): string => allowedMethods(path).join('
 /** Whether a route needs credentials, given the deployment's `publicReads` option. */
 export const requiresAuth = (route: RouteDefinition, publicReads: boolean): boolean =>
   route.protected && !(publicReads && route.method === 'GET');
+
+/**
+ * The function behind every resource's OPTIONS and its methods without a route (the stack's OPTIONS
+ * and ANY methods, the local server's and `sam local`'s too): 204 with `Allow` (and a preflight's
+ * answer), or 405. Public, like the answers it gives: no credentials are asked for either.
+ */
+export const RESOURCE_METHODS = { name: 'ResourceMethods', entry: 'functions/resource-methods/handler.ts' } as const;
+
+/** The methods API Gateway's ANY stands for (and the SAM CLI expands it to). */
+export const ANY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * Of ANY_METHODS, those a path has no route for (OPTIONS included), each answered by
+ * RESOURCE_METHODS: where ANY cannot be used beside the routes' own methods (`sam local`).
+ */
+export const unroutedMethods = (path: string): readonly string[] => {
+  const routed = new Set<string>(allowedMethods(path));
+  routed.delete('OPTIONS');
+  return ANY_METHODS.filter((method) => !routed.has(method));
+};
 
 /** The REQUEST authorizer guarding protected routes, in the stack and in the local server. */
 export const AUTHORIZER = { name: 'Authorizer', entry: 'functions/authorizer/handler.ts' } as const;

@@ -1,5 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as resourceMethods } from '../../functions/resource-methods/handler';
+import { lambdaContext, proxyEventFor } from '../../local/gateway';
+import { RESOURCE_METHODS } from '../../shared/api/routes';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 /**
@@ -20,7 +23,7 @@ interface Raw {
 }
 
 /** One request over a socket of its own: node:http shows HEAD's headers as sent, fetch does not for every method. */
-const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer) =>
   new Promise<Raw>((done, fail) => {
     const req = request(`${api.baseUrl}${path}`, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -102,6 +105,51 @@ describe('a method a known path does not take', () => {
       });
     },
   );
+
+  it.each([
+    ['application/json', JSON.stringify({ title: 'x' })],
+    ['text/plain', 'plain words'],
+    ['application/merge-patch+json', '{"title":"x"}'],
+    ['application/x-www-form-urlencoded', 'a=1&b=2'],
+    ['application/octet-stream', Buffer.from([0xff, 0xfe, 0x00, 0xc3])],
+  ])(
+    'is 405 whatever the body: %s (the body is never read, so its type and bytes cannot turn it into a 5xx)',
+    async (contentType, body) => {
+      const length = String(Buffer.byteLength(body));
+      const response = await send(
+        'DELETE',
+        '/api/books',
+        { 'content-type': contentType, 'content-length': length },
+        body,
+      );
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(JSON.parse(response.body)).toMatchObject({ status: 405 });
+    },
+  );
+
+  it('is 405 with wrong credentials too: no authorizer runs before it', async () => {
+    const response = await send('PUT', '/api/books', { authorization: 'Basic bm9ib2R5Ondyb25n' });
+    expect(response.status).toBe(405);
+    expect(response.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it('is what the RESOURCE_METHODS function answers to the same proxy event (the server emulates nothing)', async () => {
+    for (const [method, path] of [
+      ['OPTIONS', '/api/books/7'],
+      ['PATCH', '/api/books'],
+    ] as const) {
+      const served = await send(method, path);
+      const event = proxyEventFor({ method, target: path }) as unknown as Parameters<typeof resourceMethods>[0];
+      const answered = await resourceMethods(event, lambdaContext(RESOURCE_METHODS.name, 'e2e'));
+      expect(served.status).toBe(answered.statusCode);
+      for (const [name, value] of Object.entries(answered.headers ?? {})) {
+        expect(served.headers[name.toLowerCase()], name).toBe(String(value));
+      }
+      const withoutTime = (body: string) => body.replace(/"timestamp":"[^"]*"/, '');
+      expect(withoutTime(served.body)).toBe(withoutTime(answered.body));
+    }
+  });
 
   it('stays 404 with no body on a path the API does not have', async () => {
     for (const [method, path] of [

@@ -133,6 +133,41 @@ describe('npm run verify:deployment', () => {
     120_000,
   );
 
+  it("fails naming the OPTIONS, preflight and 405 checks when they are API Gateway's own 500", async () => {
+    const proxy = await startBreakingProxy(api.baseUrl, { fault: 'gateway-500-methods' });
+    const run = await verify(proxy.baseUrl).done;
+    await proxy.close();
+    expect(run.code, output(run)).toBe(1);
+    for (const id of ['options', 'preflight', 'method-not-allowed']) {
+      const line = checkLines(run).find((candidate) => candidate.startsWith(`FAIL  ${nameOf(id)}: `));
+      expect(line, output(run)).toMatch(/API Gateway's own 500 \{"message":"An unexpected error occurred"\}/);
+    }
+    for (const id of ['head', 'not-utf8', 'too-large', 'unsupported-media-type'])
+      expect(run.stdout).toContain(`PASS  ${nameOf(id)}`);
+    expect(await listAll()).toEqual(othersBooks);
+  }, 120_000);
+
+  it('with --origin expects the preflight grant for that origin, and fails where the deployment lists another', async () => {
+    const listed = 'https://app.example';
+    const cors = await startLocalApi({ env: { CORS_ALLOWED_ORIGINS: listed } });
+    try {
+      const granted = await verify(cors.baseUrl, ['--origin', listed, '--skip-gateway-responses']).done;
+      expect(granted.code, output(granted)).toBe(0);
+      expect(granted.stdout).toContain(`PASS  ${nameOf('preflight')}: granted to ${listed}`);
+      const refused = await verify(cors.baseUrl, ['--origin', 'https://other.example', '--skip-gateway-responses'])
+        .done;
+      expect(refused.code, output(refused)).toBe(1);
+      expect(refused.stdout).toMatch(
+        new RegExp(
+          `^FAIL {2}${nameOf('preflight')}: .*access-control-allow-origin is null, expected "https://other.example"`,
+          'm',
+        ),
+      );
+    } finally {
+      await cors.close();
+    }
+  }, 180_000);
+
   it('deletes the books it created when interrupted (SIGINT), and exits 130', async () => {
     let held: () => void = () => {};
     const holding = new Promise<void>((resolve) => {

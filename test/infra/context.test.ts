@@ -30,6 +30,7 @@ describe('stack options from cdk context', () => {
       webAclArn: undefined,
       alarmTopicArn: undefined,
       samLocal: false,
+      bufferedList: false,
       architecture: 'arm64',
     });
   });

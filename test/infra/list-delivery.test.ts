@@ -5,7 +5,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack } from '../../infra/book-library-stack';
-import { ROUTES } from '../../shared/api/routes';
+import { RESOURCE_PATHS, ROUTES, unroutedMethods } from '../../shared/api/routes';
 import { PROJECT_ROOT } from '../support/source-files';
 
 /**
@@ -27,17 +27,18 @@ interface Synthesized {
   listSources: string[];
 }
 
-const synth = (samLocal: boolean): Synthesized => {
+const synth = (samLocal: boolean, bufferedList = false): Synthesized => {
   const outdir = mkdtempSync(join(tmpdir(), 'list-delivery-'));
   assemblies.push(outdir);
   const app = new App({ outdir });
-  const stack = new BookLibraryStack(app, `Test-${samLocal ? 'sam' : 'default'}`, {
+  const stack = new BookLibraryStack(app, `Test-${samLocal ? 'sam' : bufferedList ? 'buffered' : 'default'}`, {
     stage: 'dev',
     retainData: false,
     realm: 'books',
     publicReads: false,
     throttling: { rateLimit: 10, burstLimit: 20 },
     samLocal,
+    bufferedList,
   });
   const template = Template.fromStack(stack);
   const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
@@ -95,21 +96,38 @@ describe('the list function in each template', () => {
     expect(samLocal.listSources).not.toContain('shared/http/streamed-json-array.ts');
   });
 
+  it('bufferedList (regions without response streaming): the buffered list behind a proxy integration, nothing else changed', () => {
+    const buffered = synth(false, true);
+    expect(buffered.listMethod.Integration.ResponseTransferMode ?? 'BUFFERED').toBe('BUFFERED');
+    expect(JSON.stringify(buffered.listMethod.Integration.Uri)).not.toContain('/response-streaming-invocations');
+    expect(buffered.listSources).toContain('functions/books/list-buffered.ts');
+    expect(buffered.listSources).not.toContain('functions/books/list.ts');
+    // A deployable template: none of samLocal's variables, the same methods as the streamed one.
+    expect(JSON.stringify(buffered.template.toJSON())).not.toContain('DYNAMODB_ENDPOINT');
+    expect(Object.keys(buffered.template.findResources('AWS::ApiGateway::Method')).sort()).toEqual(
+      Object.keys(deployed.template.findResources('AWS::ApiGateway::Method')).sort(),
+    );
+  }, 120_000);
+
   it('samLocal: no method streams, and every route still has its one function and method', () => {
     const methods = Object.values(samLocal.template.findResources('AWS::ApiGateway::Method'));
     expect(methods.filter((method) => method.Properties.Integration?.ResponseTransferMode === 'STREAM')).toEqual([]);
-    // start-api serves no MOCK integration, and an ANY route would shadow every function's method.
-    expect(methods.filter((method) => method.Properties.Integration?.Type === 'MOCK')).toEqual([]);
+    // start-api's ANY route would take over the functions' own methods: each unrouted method is named.
     expect(methods.filter((method) => method.Properties.HttpMethod === 'ANY')).toEqual([]);
-    for (const template of [deployed.template, samLocal.template]) {
-      // One function per route plus the authorizer; one function-backed method per route, and a HEAD
-      // beside each GET (OPTIONS and the 405s are MOCK methods).
-      template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1);
+    const unrouted = RESOURCE_PATHS.flatMap((path) => unroutedMethods(path)).length;
+    const gets = ROUTES.filter((route) => route.method === 'GET').length;
+    for (const [template, resourceMethods] of [
+      [deployed.template, 2 * RESOURCE_PATHS.length],
+      [samLocal.template, unrouted],
+    ] as const) {
+      // One function per route, the authorizer and RESOURCE_METHODS; one function-backed method per
+      // route, a HEAD beside each GET, and OPTIONS and the 405s on every resource.
+      template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 2);
       const proxied = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
         (method) => method.Properties.Integration?.Type === 'AWS_PROXY',
       );
-      const gets = ROUTES.filter((route) => route.method === 'GET').length;
-      expect(proxied).toHaveLength(ROUTES.length + gets);
+      expect(proxied).toHaveLength(ROUTES.length + gets + resourceMethods);
+      expect(Object.keys(template.findResources('AWS::ApiGateway::Method'))).toHaveLength(proxied.length);
     }
   });
 });

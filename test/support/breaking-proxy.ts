@@ -11,7 +11,9 @@ import type { AddressInfo } from 'node:net';
  * - `move-location`: a 201's Location names another path;
  * - `drop-stage-location`: a 201's Location lacks the stage path;
  * - `hold-list`: the whole list, once books have been created, is never answered (to interrupt
- *   the check while it waits).
+ *   the check while it waits);
+ * - `gateway-500-methods`: every OPTIONS and every 405 is API Gateway's own 500, as a MOCK
+ *   integration under `binaryMediaTypes: ['*\/*']` answers them.
  */
 export type Fault =
   | 'none'
@@ -22,7 +24,8 @@ export type Fault =
   | 'shorten-list'
   | 'move-location'
   | 'drop-stage-location'
-  | 'hold-list';
+  | 'hold-list'
+  | 'gateway-500-methods';
 
 export interface ProxyOptions {
   fault?: Fault;
@@ -74,6 +77,12 @@ export const startBreakingProxy = async (upstreamBaseUrl: string, options: Proxy
       forwarded.end(body);
     });
     let payload = await readAll(answer);
+    if (fault === 'gateway-500-methods' && (request.method === 'OPTIONS' || answer.statusCode === 405)) {
+      const failure = Buffer.from('{"message":"An unexpected error occurred"}');
+      response.writeHead(500, { 'content-type': 'application/json', 'content-length': String(failure.length) });
+      response.end(failure);
+      return;
+    }
     const headers: IncomingHttpHeaders = { ...answer.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
     const rewrite = (url: string) => url.replaceAll(upstream.origin, `${origin}${stage}`);
@@ -101,7 +110,12 @@ export const startBreakingProxy = async (upstreamBaseUrl: string, options: Proxy
         return;
       }
     }
-    response.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': String(payload.length) });
+    // A HEAD's Content-Length is its GET's (RFC 9110 §9.3.2), passed on as the server wrote it.
+    const length = request.method === 'HEAD' ? answer.headers['content-length'] : String(payload.length);
+    response.writeHead(answer.statusCode ?? 502, {
+      ...headers,
+      ...(length !== undefined && { 'content-length': length }),
+    });
     response.end(payload);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

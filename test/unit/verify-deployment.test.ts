@@ -144,6 +144,9 @@ describe('the command line', () => {
       username: 'alice',
       skipGatewayResponses: true,
     });
+    expect(parseOptions(['https://a/prod', '--origin', 'https://app.example:8443'])).toMatchObject({
+      origin: 'https://app.example:8443',
+    });
   });
 
   it.each([
@@ -155,6 +158,8 @@ describe('the command line', () => {
     [['https://user:pw@a/prod'], /credentials do not belong in the URL/],
     [['https://a', '--password', 'pw'], /Unknown option '--password'/],
     [['https://a', '--user', ''], /--user needs a name/],
+    [['https://a', '--origin', 'https://app.example/'], /--origin "https:\/\/app.example\/" is not an origin/],
+    [['https://a', '--origin', 'app.example'], /is not an origin/],
   ])('refuses %j', (args, message) => {
     expect(() => parseOptions(args)).toThrow(message);
   });

@@ -1,6 +1,7 @@
 import { AUTHENTICATION_CHECKS } from './checks/authentication';
 import { BOOK_CHECKS } from './checks/books';
 import { ERROR_CHECKS } from './checks/errors';
+import { METHOD_CHECKS } from './checks/methods';
 import type { Check } from './types';
 
 /**
@@ -9,4 +10,4 @@ import type { Check } from './types';
  * Digest, which needs a challenge to answer, and the unknown-route 404), which
  * `--skip-gateway-responses` reports as skipped.
  */
-export const CHECKS: readonly Check[] = [...AUTHENTICATION_CHECKS, ...BOOK_CHECKS, ...ERROR_CHECKS];
+export const CHECKS: readonly Check[] = [...AUTHENTICATION_CHECKS, ...BOOK_CHECKS, ...ERROR_CHECKS, ...METHOD_CHECKS];

@@ -9,7 +9,7 @@ export const DEFAULT_USER = 'demo';
 export const PASSWORD_VARIABLE = 'VERIFY_PASSWORD';
 
 export const USAGE =
-  'Usage: npm run verify:deployment -- [<base URL>] [--user <name>] [--skip-gateway-responses] [--allow-insecure-http]';
+  'Usage: npm run verify:deployment -- [<base URL>] [--user <name>] [--origin <origin>] [--skip-gateway-responses] [--allow-insecure-http]';
 
 export const HELP = `${USAGE}
 
@@ -27,6 +27,9 @@ Options:
   --user <name>               the user to sign in as (default ${DEFAULT_USER}); the password comes from
                               ${PASSWORD_VARIABLE}, else from stdin when it is piped, else from a prompt
                               that does not echo. Never from the command line.
+  --origin <origin>           a browser origin the deployment lets in (its corsAllowedOrigins, e.g.
+                              https://app.example.com): the preflight check expects its CORS grant.
+                              Without it, only that an unlisted origin gets none is checked
   --skip-gateway-responses    for sam local start-api, which applies none of the stack's gateway
                               responses: the checks that need them (the 401 and its challenges,
                               fresh and stale nonces, Digest, the wrong-password challenge, the
@@ -71,6 +74,10 @@ export const parseBaseUrl = (text: string, allowInsecureHttp = false): string =>
   return `${url.origin}${path}`;
 };
 
+/** An origin as a browser sends it in `Origin`: http(s), host, optional port, nothing after. */
+const isOrigin = (text: string) =>
+  URL.canParse(text) && /^https?:$/.test(new URL(text).protocol) && new URL(text).origin === text;
+
 /** The options, or undefined when the help was asked for (and printed). Throws UsageError for a wrong command. */
 export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.env): VerifyOptions | undefined => {
   const parsed = parseCommandLine({
@@ -80,6 +87,7 @@ export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.en
     args,
     options: {
       user: { type: 'string' },
+      origin: { type: 'string' },
       'skip-gateway-responses': { type: 'boolean', default: false },
       [ALLOW_INSECURE_HTTP]: { type: 'boolean', default: false },
     },
@@ -90,11 +98,17 @@ export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.en
   const found = given === undefined ? findLocalApi(env) : undefined;
   const username = parsed.values.user ?? DEFAULT_USER;
   if (username === '') throw new UsageError('--user needs a name');
+  const origin = parsed.values.origin;
+  if (origin !== undefined && !isOrigin(origin))
+    throw new UsageError(
+      `--origin "${origin}" is not an origin: scheme, host and optional port, as https://app.example.com`,
+    );
   return {
     baseUrl: parseBaseUrl(given ?? (found as { url: string }).url, parsed.values[ALLOW_INSECURE_HTTP] ?? false),
     username,
     skipGatewayResponses: parsed.values['skip-gateway-responses'] ?? false,
     ...(found && { unreachableHint: found.unreachableHint }),
+    ...(origin !== undefined && { origin }),
   };
 };
 

@@ -9,6 +9,8 @@ export interface VerifyOptions {
   skipGatewayResponses: boolean;
   /** With no base URL given: where the local one came from, said when nothing answers there. */
   unreachableHint?: string;
+  /** A browser origin the deployment lists for CORS: the preflight check expects its grant. */
+  origin?: string;
 }
 
 export interface HttpResponse {
@@ -49,6 +51,8 @@ export interface CheckContext {
   books: RunBooks;
   /** Every Digest nonce a 401 has carried in this run, to tell a fresh one from a repeated one. */
   seenNonces: Set<string>;
+  /** The CORS origin the operator named (`--origin`), if any. */
+  origin?: string;
 }
 
 /**

@@ -14,6 +14,8 @@ export const CONTRACT = {
   titleRequired: 'Title is required',
   invalidYear: 'Invalid publication year',
   invalidJson: 'Request body must be valid JSON',
+  notUtf8: 'Request body must be valid UTF-8',
+  methodNotAllowed: 'This method is not allowed on this path; Allow lists the ones it takes',
 } as const;
 
 export const withBasic = (context: CheckContext, headers: Record<string, string> = {}) => ({
