@@ -49,7 +49,18 @@ const ALLOWED: Record<string, readonly string[]> = {
   local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', ...STORE, 'admin'],
   tools: ['shared/auth', 'shared/config', ...STORE, 'admin', 'local'],
   // The bench builds the stack's bundles and drives the local gateway; it never imports a handler.
-  bench: ['shared/api', 'shared/auth', 'shared/books', 'shared/config', ...STORE, 'admin', 'local', 'infra', 'tools'],
+  bench: [
+    'shared/api',
+    'shared/auth',
+    'shared/books',
+    'shared/config',
+    'shared/http',
+    ...STORE,
+    'admin',
+    'local',
+    'infra',
+    'tools',
+  ],
 };
 
 /** The deepest unit that holds a file, or undefined for a file outside every unit (a test, a new folder). */
