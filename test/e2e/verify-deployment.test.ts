@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiUrlFile } from '../../local/endpoint-file';
+import { DynamoAccountStore } from '../../shared/store/auth/dynamodb-account-store';
 import { CHECKS } from '../../tools/verify-deployment/checks';
 import { type Fault, startBreakingProxy } from '../support/breaking-proxy';
 import { endlessBody, startHostileServer, TERMINAL_ATTACK } from '../support/hostile-server';
@@ -46,6 +47,16 @@ beforeAll(async () => {
   othersBooks = await listAll();
 });
 afterAll(() => api.close());
+
+/**
+ * What `npm run users -- unlock demo` does. A run interrupted after its wrong-password check (the
+ * SIGINT test above) leaves that failure counted, with no right password after it to end the run:
+ * the tests that count failures start from none, as an operator would after the unlock the
+ * refusal names.
+ */
+const unlockDemo = () => new DynamoAccountStore(api.tables.documentClient, api.tables.names.auth).clearFailures('demo');
+const failuresOfDemo = async () =>
+  (await new DynamoAccountStore(api.tables.documentClient, api.tables.names.auth).account('demo', true)).failures;
 
 const verify = (baseUrl: string, args: string[] = []) =>
   startTool('verify-deployment', [baseUrl, ...args], { env: { VERIFY_PASSWORD: 'demo' } });
@@ -204,7 +215,17 @@ describe('npm run verify:deployment', () => {
     expect(unreachable.stderr).toContain('cannot reach http://127.0.0.1:1');
   }, 60_000);
 
+  it('leaves no failure counted after a passing run: its wrong-password check is followed by right passwords', async () => {
+    await unlockDemo();
+    const run = await verify(api.baseUrl, ['--skip-gateway-responses']).done;
+    expect(run.code, output(run)).toBe(0);
+    const failures = await failuresOfDemo();
+    expect(failures?.runs).toEqual({});
+    expect(failures?.knownBucketAt).toBeUndefined();
+  }, 120_000);
+
   it('takes the password from stdin; a wrong one is reported once, as such, and repeated runs do not lock the user out', async () => {
+    await unlockDemo();
     for (let run = 1; run <= 4; run++) {
       const refused = await startTool('verify-deployment', [api.baseUrl], {
         stdin: 'not-the-password\n',
@@ -245,6 +266,7 @@ describe('npm run verify:deployment', () => {
   }, 60_000);
 
   it('without a base URL checks the npm start whose address file is in DATA_DIR, and calls a stale one stale', async () => {
+    await unlockDemo();
     const dataDir = mkdtempSync(join(tmpdir(), 'verify-data-'));
     try {
       writeFileSync(apiUrlFile(dataDir), `${api.baseUrl}\n`);
