@@ -8,7 +8,8 @@ export interface ToolRun {
 
 /**
  * A command-line tool (`tools/<name>.ts`) as its npm script runs it (package.json says which: `users`
- * is tools/users.ts, `data:check` tools/check-data.ts), in its own process, stdin piped, with `env` added to this process's environment. `child` is there to signal it.
+ * is tools/users.ts, `data:check` tools/check-data.ts), in its own process, stdin piped, with `env`
+ * added to this process's environment. `child` is there to signal it.
  */
 export const startTool = (
   tool: string,
