@@ -1,6 +1,9 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Projects that need DynamoDB Local get it from the shared global setup; the others never start Java. */
+/**
+ * Projects that need a database get Dynoxide from the shared global setup; the others start none.
+ * Each project but soak has its script, `npm run test:<name>` (CONTRIBUTING.md lists them).
+ */
 const withDynamoDb = { globalSetup: ['test/support/global-setup.ts'] };
 
 /**

@@ -88,7 +88,7 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
   for (const item of items) {
     const { pk, sk } = item;
     if (isLegacyBookItem(item)) {
-      report('older-layout', `Book ${String(sk)} is still under ${String(pk)} (run npm run migrate)`);
+      report('older-layout', `Book ${String(sk)} is still under ${String(pk)} (run npm run data:migrate-layout)`);
     } else if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX) && isRangeMark(item)) {
       const range = Number(pk.slice(BOOK_PARTITION_PREFIX.length));
       if (Number.isSafeInteger(range) && rangeMarkKey(range).sk === sk) marks.add(range);
@@ -128,7 +128,7 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
       if (!marks.has(range)) {
         report(
           'missing-range-mark',
-          `Range ${range} (ids ${range * BOOK_RANGE_SIZE}…) has no end mark (run npm run migrate)`,
+          `Range ${range} (ids ${range * BOOK_RANGE_SIZE}…) has no end mark (run npm run data:migrate-layout)`,
         );
       }
     }

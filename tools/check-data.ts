@@ -3,9 +3,9 @@ import { DEFAULT_TABLE_NAMES } from '../local/tables';
 import { parseCommandLine, runTool } from './cli';
 import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
 
-const COMMAND = 'npm run check:data --';
+const COMMAND = 'npm run data:check --';
 
-const HELP = `Usage: npm run check:data -- [options]
+const HELP = `Usage: npm run data:check -- [options]
 
 Checks the books table's invariants: every book's normalised ISBN is claimed by exactly one claim
 item that points back to it, no orphan claims, no shared ISBNs, ids unique and not above the
@@ -21,8 +21,8 @@ Options:
   -h, --help          this text
 
 Examples:
-  npm run check:data
-  npm run check:data -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
+  npm run data:check
+  npm run data:check -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
 `;
 
 const main = async () => {

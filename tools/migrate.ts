@@ -4,9 +4,9 @@ import { assertBooksTableLayout } from '../shared/store/books/table-layout';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
 
-const COMMAND = 'npm run migrate --';
+const COMMAND = 'npm run data:migrate-layout --';
 
-const HELP = `Usage: npm run migrate -- [options]
+const HELP = `Usage: npm run data:migrate-layout -- [options]
 
 Moves the books of a table from the older layout (partition keys BOOK#<id mod 32>) to id ranges
 (BOOKS#<id div 64>) while the service keeps answering: each book is copied by one transaction,
@@ -14,7 +14,8 @@ then the table is marked migrated (the service then reads the new layout only), 
 period the older items are deleted. Last, every id range below the highest id reserved gets its
 end mark (so a list ends without reading the id-blocks item); run it once this version of the
 service is deployed everywhere. Interrupted, run it again: it continues where it stopped and
-never loses or duplicates a book. Run npm run check:data afterwards.
+never loses or duplicates a book. Run npm run data:check afterwards. Books only: users kept
+under the earlier layout move with npm run users -- migrate.
 
 Options:
   --table <name>      books table (default: BOOKS_TABLE_NAME or "${DEFAULT_TABLE_NAMES.books}"; required with --aws)
@@ -27,8 +28,8 @@ Options:
   -h, --help          this text
 
 Examples:
-  npm run migrate
-  npm run migrate -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
+  npm run data:migrate-layout
+  npm run data:migrate-layout -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
 `;
 
 const main = async () => {

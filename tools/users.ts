@@ -21,6 +21,7 @@ Commands:
   unlock <name>   lift a name's lockouts (a user's or not, from every address) at once: its failures are forgotten
   migrate         copy users kept under the earlier key layout (USER#<name>) to today's: run it before deploying
                   this version and again after; then once with --remove-earlier to delete the earlier items
+                  (users only: the books table's layout moves with npm run data:migrate-layout)
   list            list user names and their realm, then every name locked now, from how many addresses,
                   and until when (a name that is nobody's is not stored: it shows as its ACCOUNT# key)
 

@@ -46,7 +46,7 @@ const listAll = async (store: DynamoBookStore) => {
   return ids;
 };
 
-describe('npm run migrate’s migration, while the service answers', () => {
+describe('npm run data:migrate-layout’s migration, while the service answers', () => {
   it('moves every book of the older layout once, none lost or duplicated, the service reading and writing meanwhile', async () => {
     const tables = await createTestTables();
     const client = createPatientDocumentClient(tables.endpoint);

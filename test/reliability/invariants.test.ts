@@ -92,7 +92,7 @@ describe('books table invariant checker', () => {
   });
 });
 
-describe('npm run check:data', () => {
+describe('npm run data:check', () => {
   const run = (args: string[]) =>
     promisify(execFile)('npx', ['tsx', 'tools/check-data.ts', ...args], { env: { ...process.env } }).then(
       ({ stdout }) => ({ code: 0, stdout }),
@@ -119,7 +119,7 @@ describe('npm run check:data', () => {
   }, 60_000);
 
   it('explains itself with --help and refuses --aws without --table', async () => {
-    expect((await run(['--help'])).stdout).toContain('Usage: npm run check:data');
+    expect((await run(['--help'])).stdout).toContain('Usage: npm run data:check');
     expect((await run(['--aws'])).code).toBe(2);
   }, 60_000);
 });

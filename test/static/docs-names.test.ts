@@ -141,6 +141,50 @@ const namedScripts = (text: string): string[] => [
   ),
 ];
 
+/**
+ * The scripts CONTRIBUTING.md's "Every npm script" table gives, one per row, in its order: the first
+ * code span of each row's second cell, without `npm run ` and any ` -- <arguments>`.
+ */
+const scriptTable = (text: string): string[] => {
+  const section = text.split(/^## /m).find((part) => part.startsWith('Every npm script')) ?? '';
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .map((line) => /`npm (?:run )?([a-z][\w:-]*)/.exec(line.split('|')[2] ?? '')?.[1])
+    .filter((name): name is string => name !== undefined);
+};
+
+/** A script's group: its name up to the first colon (`test:e2e` and `test` are both `test`). */
+const familyOf = (script: string) => script.split(':')[0] as string;
+
+/** Whether each group's scripts stand together, in one run of the list. */
+const groupedTogether = (scripts: string[]) =>
+  scripts.every(
+    (script, i) =>
+      i === 0 ||
+      familyOf(scripts[i - 1] as string) === familyOf(script) ||
+      !scripts.slice(0, i).some((s) => familyOf(s) === familyOf(script)),
+  );
+
+/**
+ * The files outside the docs that tell a reader to run a script: the CLI tools' help and errors, the
+ * test and config comments, the CI script. Left out: the tests of the readers, whose examples are
+ * made up (`npm run example`).
+ */
+const SCRIPT_NAMING_FILES = [
+  ...sourceFiles([...SOURCE_FOLDERS, 'test']).filter(
+    (file) => !['test/static/docs-names.test.ts', 'test/static/docs.test.ts', 'test/unit/cli.test.ts'].includes(file),
+  ),
+  ...readdirSync(join(PROJECT_ROOT, 'test/tools'))
+    .filter((file) => file.endsWith('.sh'))
+    .map((file) => `test/tools/${file}`),
+  '.ci/run',
+  'vitest.config.ts',
+  'vitest.sam.config.ts',
+  'vitest.toolchains.config.ts',
+  'stryker.config.mjs',
+];
+
 // ---- Routes ----
 
 /** The API paths a page names, without query or fragment: `/api/books/{id}`, `/api/books/1`, `/api/docs/<file>`. */
@@ -208,6 +252,21 @@ describe('the names README.md and docs/ give', () => {
     expect(SCRIPTS.filter((script) => !named.has(script))).toEqual([]);
   });
 
+  it('npm scripts: each one the tools, tests, configs and .ci/run name is in package.json', () => {
+    const unknown = SCRIPT_NAMING_FILES.flatMap((file) =>
+      [...new Set(namedScripts(read(file)))].filter((name) => !SCRIPTS.includes(name)).map((n) => `${file}: ${n}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('npm scripts: package.json keeps each group together', () => {
+    expect(groupedTogether(SCRIPTS)).toBe(true);
+  });
+
+  it('npm scripts: CONTRIBUTING.md’s table has one row per script, in package.json’s order', () => {
+    expect(scriptTable(read('CONTRIBUTING.md'))).toEqual(SCRIPTS);
+  });
+
   it('routes: each API path named is one of the route table’s', () => {
     expect(unknownIn(namedPaths, isKnownPath)).toEqual([]);
   });
@@ -262,6 +321,11 @@ describe('the readers above', () => {
     expect(isKnownVariable('NO_SUCH_VARIABLE')).toBe(false);
     expect(isKnownVariable('AUTH_REALM')).toBe(true);
     expect(SCRIPTS).not.toContain('test:nothing');
+    expect(groupedTogether(['start', 'test', 'test:e2e', 'lint', 'lint:fix', 'data:check'])).toBe(true);
+    expect(groupedTogether(['test', 'lint', 'test:e2e'])).toBe(false);
+    const table =
+      '## Every npm script\n\n| group | script | what |\n| --- | --- | --- |\n| Run | `npm start` | x |\n| Deploy | `npm run cdk -- <command>` | y |\n\n## Next\n| a | `npm run lint` | z |\n';
+    expect(scriptTable(table)).toEqual(['start', 'cdk']);
     expect(OPTIONS_THE_STACK_READS).not.toContain('throtleRate');
   });
 });

@@ -7,8 +7,9 @@ export interface ToolRun {
 }
 
 /**
- * A command-line tool (`tools/<name>.ts`) as `npm run <name>` runs it, in its own process, stdin
- * piped, with `env` added to this process's environment. `child` is there to signal it.
+ * A command-line tool (`tools/<name>.ts`) as its npm script runs it (package.json says which: `users`
+ * is tools/users.ts, `data:check` tools/check-data.ts), in its own process, stdin piped, with `env`
+ * added to this process's environment. `child` is there to signal it.
  */
 export const startTool = (
   tool: string,
