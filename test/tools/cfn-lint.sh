@@ -11,18 +11,10 @@ if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
   exit 0
 fi
 bin=$(bash test/tools/python-tool.sh cfn-lint 'cfn-lint==1.58.0')
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-echo "Synthesizing the stack variants ..."
-npx tsx test/tools/synth-variants.ts "$out" >"$out/templates.txt"
-mapfile -t templates <"$out/templates.txt"
-if [[ ${#templates[@]} -eq 0 ]]; then
-  echo "error: no template was synthesized" >&2
-  exit 1
-fi
+source test/tools/synth-templates.sh
 status=0
 for template in "${templates[@]}"; do
-  echo "cfn-lint ${template#"$out"/}"
+  echo "cfn-lint ${template#"$synth_out"/}"
   "$bin/cfn-lint" --format parseable --ignore-checks W3005 -- "$template" || status=1
 done
 [[ $status -eq 0 ]] && echo "cfn-lint: ${#templates[@]} templates, no findings"

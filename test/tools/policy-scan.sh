@@ -14,18 +14,10 @@ if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
 fi
 checkov=$(bash test/tools/python-tool.sh checkov 'checkov==3.3.30')
 serverless=$(bash test/tools/python-tool.sh cfn-lint-serverless 'cfn-lint==1.58.0' 'cfn-lint-serverless==0.3.6')
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-echo "Synthesizing the stack variants ..."
-npx tsx test/tools/synth-variants.ts "$out" >"$out/templates.txt"
-mapfile -t templates <"$out/templates.txt"
-if [[ ${#templates[@]} -eq 0 ]]; then
-  echo "error: no template was synthesized" >&2
-  exit 1
-fi
+source test/tools/synth-templates.sh
 status=0
 for template in "${templates[@]}"; do
-  name=${template#"$out"/}
+  name=${template#"$synth_out"/}
   echo "cfn-lint with the serverless rules: $name"
   # W3005 as in test:cfn-lint (docs/verification.md); the serverless rules are added to cfn-lint's own.
   "$serverless/cfn-lint" --format parseable --ignore-checks W3005 --append-rules cfn_lint_serverless.rules \
