@@ -1,13 +1,5 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import type { BookItem } from '../shared/store/books/book-items';
-import type { BookStoreContext } from '../shared/store/books/book-store-context';
-import { LayoutState, markRangesLayout } from '../shared/store/books/layout-state';
-import {
-  copyLegacyBook,
-  LEGACY_BOOK_SHARDS,
-  legacyBookPartition,
-  readLegacyBookItem,
-} from '../shared/store/books/legacy/legacy-layout';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { moveOlderBooks } from '../shared/store/books/dynamodb-book-store';
 import { completeRangeMarks } from '../shared/store/books/range-marks';
 
 export interface MigrationReport {
@@ -27,68 +19,20 @@ export interface MigrationOptions {
   log?: (line: string) => void;
 }
 
-const BATCH = 25; // BatchWriteItem's maximum
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
 /**
  * Moves a books table from the older `BOOK#<id mod 32>` layout to id ranges while the service runs,
- * in three steps that a re-run after an interruption simply repeats (each skips what is done):
- * 1. every older book not yet copied is copied by one transaction (legacy-layout.ts: the new item
- *    only if absent, the old one only at the version read, its index keys removed); the old item
- *    stays, so a list that read the new layout before the copy still finds the book in the old;
- * 2. the counter item is marked: from then on the service reads the range layout only;
- * 3. after `graceMs`, the older items are deleted;
+ * in steps that a re-run after an interruption simply repeats (each skips what is done):
+ * 1.-3. the older layout's books copied, the table marked migrated, the older items deleted
+ *    (moveOlderBooks, shared/store/books/legacy/move-books.ts; nothing once that layout is gone);
  * 4. every id range below the high mark's gets its end mark, and the counter says so (range-marks.ts):
  *    from then on a list ends where a range has no mark, without reading the counter.
- * No book is lost (each exists in one layout or both at every moment) or duplicated (a list merging
- * both layouts keeps one of each id; the indexes hold only the copy).
  */
 export const migrateBooksTable = async (
   client: DynamoDBDocumentClient,
   tableName: string,
   { graceMs, log = () => undefined }: MigrationOptions,
 ): Promise<MigrationReport> => {
-  const context: BookStoreContext = {
-    client,
-    tableName,
-    nowSeconds: () => Math.floor(Date.now() / 1000),
-    layout: new LayoutState(),
-  };
-  const report: MigrationReport = { copied: 0, alreadyCopied: 0, removed: 0, rangeMarks: 0 };
-  if (!(await context.layout.refresh(context)).migrated) {
-    for (let shard = 0; shard < LEGACY_BOOK_SHARDS; shard++) {
-      for await (const item of olderItems(client, tableName, shard)) {
-        if (item.authorShard === undefined) report.alreadyCopied++;
-        else if (await copyUntilDone(context, item)) report.copied++;
-      }
-      log(
-        `copy: shard ${shard + 1} of ${LEGACY_BOOK_SHARDS} done (${report.copied} copied, ${report.alreadyCopied} found copied)`,
-      );
-    }
-    await client.send(markRangesLayout(tableName));
-    log(`marked: the service now reads the range layout only; deleting the older items in ${graceMs} ms`);
-    await sleep(graceMs);
-  }
-  for (let shard = 0; shard < LEGACY_BOOK_SHARDS; shard++) {
-    let keys: { pk: string; sk: number }[] = [];
-    const flush = async () => {
-      let requests = keys.map((Key) => ({ DeleteRequest: { Key } }));
-      while (requests.length > 0) {
-        const { UnprocessedItems } = await client.send(
-          new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
-        );
-        requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
-      }
-      report.removed += keys.length;
-      keys = [];
-    };
-    for await (const item of olderItems(client, tableName, shard)) {
-      keys.push({ pk: item.pk, sk: item.sk });
-      if (keys.length === BATCH) await flush();
-    }
-    await flush();
-  }
-  log(`removed: ${report.removed} older items`);
+  const report: MigrationReport = { ...(await moveOlderBooks(client, tableName, { graceMs, log })), rangeMarks: 0 };
   const marks = await completeRangeMarks(client, tableName);
   report.rangeMarks = marks.marked;
   log(
@@ -97,29 +41,4 @@ export const migrateBooksTable = async (
       : `end marks: ${marks.marked} ranges marked; lists now end without reading the id blocks`,
   );
   return report;
-};
-
-async function* olderItems(client: DynamoDBDocumentClient, tableName: string, shard: number) {
-  const pages = paginateQuery(
-    { client },
-    {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': legacyBookPartition(shard) },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) yield* (page.Items ?? []) as BookItem[];
-}
-
-/** Copies one book, reading it again when the service changed or deleted it meanwhile; false when it is gone or was copied by the service. */
-const copyUntilDone = async (context: BookStoreContext, read: BookItem): Promise<boolean> => {
-  let item: BookItem | undefined = read;
-  while (item?.authorShard !== undefined) {
-    const outcome = await copyLegacyBook(context, item);
-    if (outcome === 'copied') return true;
-    if (outcome === 'already-copied') return false;
-    item = await readLegacyBookItem(context, read.id);
-  }
-  return false;
 };

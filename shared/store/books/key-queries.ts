@@ -15,7 +15,6 @@ import {
   yearShardKey,
 } from './book-items';
 import type { BookStoreContext } from './book-store-context';
-import { LEGACY_BOOK_SHARDS, legacyBookPartition } from './legacy/legacy-layout';
 
 /** A Query over one key, and the key it resumes after for a cursor's id. */
 export interface KeyQuery {
@@ -63,19 +62,6 @@ export const indexQueries = ({ tableName }: BookStoreContext, { author, year }: 
     startKey: (after: number) => ({ ...bookKey(after), yearShard: yearShardKey(year as number, shard) }),
   }));
 };
-
-/** The older layout's 32 shards, read while a table still holds books there (legacy-layout.ts). */
-export const legacyShardQueries = ({ tableName }: BookStoreContext): KeyQuery[] =>
-  shards(LEGACY_BOOK_SHARDS).map((shard) => ({
-    query: {
-      TableName: tableName,
-      ScanIndexForward: true,
-      ConsistentRead: true,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': legacyBookPartition(shard) },
-    },
-    startKey: (after: number) => ({ pk: legacyBookPartition(shard), sk: after }),
-  }));
 
 /**
  * One key's books in ascending id order, a page (an array) at a time as the merge asks for them; with

@@ -55,6 +55,7 @@ export interface IdBlocksState {
  */
 export class LayoutState {
   private highMark = 0;
+  private counterSeen = false;
   private migratedSeen = false;
   private rangeMarksSeen = false;
 
@@ -62,7 +63,15 @@ export class LayoutState {
     return this.highMark;
   }
 
-  /** True once this container has seen the migration's end (or a table that never had the older layout). */
+  /** True once this container has read or written the id-blocks item (its high mark is then a lower bound worth using). */
+  get counterRead(): boolean {
+    return this.counterSeen;
+  }
+
+  /**
+   * True once this container has seen the migration's end (or a table that never had the older
+   * layout). Temporary: only the older layout's seam (legacy/) asks, and it goes with that folder.
+   */
   get migrated(): boolean {
     return this.migratedSeen;
   }
@@ -73,6 +82,7 @@ export class LayoutState {
   }
 
   learn(attributes: Record<string, unknown> | undefined): IdBlocksState {
+    this.counterSeen = true;
     const highMark = Number(attributes?.highMark ?? 0);
     if (Number.isSafeInteger(highMark) && highMark > this.highMark) this.highMark = highMark;
     if (attributes?.layout === RANGES_LAYOUT) this.migratedSeen = true;

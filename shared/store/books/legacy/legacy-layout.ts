@@ -1,30 +1,54 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isTransactionConflict } from '../../errors';
 import { cancellationOf, type NamedWrite, transactWrite } from '../../named-transactions';
-import { type BookItem, bookKey } from '../book-items';
-import type { BookStoreContext } from '../book-store-context';
+import { type BookItem, bookKey, shards } from '../book-items';
+import type { KeyQuery } from '../key-queries';
+import type { LayoutState } from '../layout-state';
+import type { OlderLayout, OlderLayoutKit, TransactWrite } from '../older-layout';
+import { moveOlderBooks } from './move-books';
+
+/*
+ * Everything in this folder goes once every deployed books table has run `npm run migrate` to
+ * completion and `npm run check:data` reports no book in the older layout (docs/upgrade.md): the
+ * folder and one line of dynamodb-book-store.ts.
+ */
+
+/** A table and its client: all the older layout's reads and writes need. */
+interface Table {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
 
 /**
- * The older layout, `BOOK#<id mod 32>`, read while a table migrates (tools/migrate.ts) and written
+ * The older layout, `BOOK#<id mod 32>`, read while a table migrates (npm run migrate) and written
  * by nothing but the migration. Its prefix and the current one (`BOOKS#`) are never a prefix of
  * each other, so the two layouts share a table without a key in common.
+ * @deprecated Goes with this folder once every table has migrated (docs/upgrade.md).
  */
 export const LEGACY_BOOK_SHARDS = 32;
+/** @deprecated Goes with this folder once every table has migrated (docs/upgrade.md). */
 export const LEGACY_BOOK_PARTITION_PREFIX = 'BOOK#';
 
+/** @deprecated Goes with this folder once every table has migrated (docs/upgrade.md). */
 export const legacyBookPartition = (shard: number) => `${LEGACY_BOOK_PARTITION_PREFIX}${shard}`;
+/** @deprecated Goes with this folder once every table has migrated (docs/upgrade.md). */
 export const legacyBookKey = (id: number) => ({ pk: legacyBookPartition(id % LEGACY_BOOK_SHARDS), sk: id });
+/** @deprecated Goes with this folder once every table has migrated (docs/upgrade.md). */
 export const isLegacyBookItem = (item: { pk?: unknown }) =>
   typeof item.pk === 'string' && item.pk.startsWith(LEGACY_BOOK_PARTITION_PREFIX);
 
-/** Strongly consistent read of a book's older item, as stored (a copied one has no index keys left). */
-export const readLegacyBookItem = async ({ client, tableName }: BookStoreContext, id: number) => {
+/**
+ * Strongly consistent read of a book's older item, as stored (a copied one has no index keys left).
+ * @deprecated Goes with this folder once every table has migrated (docs/upgrade.md).
+ */
+export const readLegacyBookItem = async ({ client, tableName }: Table, id: number) => {
   const { Item } = await client.send(
     new GetCommand({ TableName: tableName, Key: legacyBookKey(id), ConsistentRead: true }),
   );
   return Item as BookItem | undefined;
 };
 
+/** @deprecated Goes with this folder once every table has migrated (docs/upgrade.md). */
 export type CopyOutcome = 'copied' | 'already-copied' | 'changed' | 'conflict';
 
 /**
@@ -32,8 +56,9 @@ export type CopyOutcome = 'copied' | 'already-copied' | 'changed' | 'conflict';
  * none is there, the old one still at the version read, and the old item's index keys removed (so
  * the indexes hold the book once). The old item itself stays until the migration's end: a list
  * that read the current layout before the copy still finds the book in the older one.
+ * @deprecated Goes with this folder once every table has migrated (docs/upgrade.md).
  */
-export const copyLegacyBook = async ({ client, tableName }: BookStoreContext, old: BookItem): Promise<CopyOutcome> => {
+export const copyLegacyBook = async ({ client, tableName }: Table, old: BookItem): Promise<CopyOutcome> => {
   const { pk: _pk, sk: _sk, ...book } = old;
   const writes: NamedWrite<'current' | 'old'>[] = [
     {
@@ -69,4 +94,74 @@ export const copyLegacyBook = async ({ client, tableName }: BookStoreContext, ol
     if (outcome.failed('current')) return 'already-copied';
     return 'changed';
   }
+};
+
+/**
+ * The older layout's 32 shards, read while a table still holds books there.
+ * @deprecated Goes with this folder once every table has migrated (docs/upgrade.md).
+ */
+export const legacyShardQueries = ({ tableName }: { tableName: string }): KeyQuery[] =>
+  shards(LEGACY_BOOK_SHARDS).map((shard) => ({
+    query: {
+      TableName: tableName,
+      ScanIndexForward: true,
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': legacyBookPartition(shard) },
+    },
+    startKey: (after: number) => ({ pk: legacyBookPartition(shard), sk: after }),
+  }));
+
+/**
+ * The seam on a table that may still hold the older layout. What this container knows of the
+ * table (LayoutState) says when it cannot any more: the id-blocks item's mark, which never
+ * reverts, so from then on no method makes a call.
+ */
+class LegacyOlderLayout implements OlderLayout {
+  constructor(private readonly table: Table & { layout: LayoutState }) {}
+
+  mayRemain(): boolean {
+    return !this.table.layout.migrated;
+  }
+
+  /** The older key and the id-blocks item, read together: the item's mark ends the older layout for good. */
+  async find(id: number): Promise<BookItem | undefined> {
+    if (!this.mayRemain()) return undefined;
+    const [old, state] = await Promise.all([readLegacyBookItem(this.table, id), this.table.layout.refresh(this.table)]);
+    return state.migrated ? undefined : old;
+  }
+
+  extraQueries(): KeyQuery[] {
+    return this.mayRemain() ? legacyShardQueries(this.table) : [];
+  }
+
+  holds(item: BookItem): boolean {
+    return isLegacyBookItem(item);
+  }
+
+  async copy(item: BookItem): Promise<void> {
+    await copyLegacyBook(this.table, item);
+  }
+
+  async copyIfThere(id: number): Promise<boolean> {
+    const old = await this.find(id);
+    if (!old) return false;
+    await copyLegacyBook(this.table, old);
+    return true;
+  }
+
+  /** A list that still merges the older layout would otherwise show the deleted book's older item. */
+  deleteWrite(id: number): TransactWrite | undefined {
+    return this.mayRemain() ? { Delete: { TableName: this.table.tableName, Key: legacyBookKey(id) } } : undefined;
+  }
+}
+
+/**
+ * The older layout as the composition root wires it.
+ * @deprecated Goes with this folder once every table has migrated (docs/upgrade.md).
+ */
+export const LEGACY_LAYOUT: OlderLayoutKit = {
+  open: (table) => new LegacyOlderLayout(table),
+  moveBooks: moveOlderBooks,
+  isOlderItem: isLegacyBookItem,
 };
