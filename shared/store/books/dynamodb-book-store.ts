@@ -12,7 +12,7 @@ import { IdBlockAllocator } from './id-blocks';
 import { LayoutState } from './layout-state';
 // The one line that wires the older layout (docs/upgrade.md). Once every table has migrated, delete
 // the folder ./legacy and replace this line by: import { NO_OLDER_LAYOUT as OLDER_LAYOUT } from './older-layout';
-import { LEGACY_LAYOUT as OLDER_LAYOUT } from './legacy/legacy-layout';
+import { LEGACY_LAYOUT as OLDER_LAYOUT } from './legacy/legacy-older-layout';
 import { countWithVerdict, verdictHolds } from './list-verdict';
 import type { MoveOptions, OlderBooksMoved } from './older-layout';
 import { versioned } from './update-expressions';

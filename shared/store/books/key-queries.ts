@@ -1,5 +1,5 @@
 import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { normalizeAuthor } from '../../books/normalize';
 import type { Book, BookFilter } from '../../books/types';
@@ -14,7 +14,6 @@ import {
   shards,
   yearShardKey,
 } from './book-items';
-import type { BookStoreContext } from './book-store-context';
 
 /** A Query over one key, and the key it resumes after for a cursor's id. */
 export interface KeyQuery {
@@ -33,7 +32,7 @@ export const attributeValueForm = (query: QueryCommandInput) => ({
  * for a cursor's id: the table's key plus the index's key, which follow from the filter and the id.
  * So a cursor need carry only the id, and the book need not exist any more.
  */
-export const indexQueries = ({ tableName }: BookStoreContext, { author, year }: BookFilter): KeyQuery[] => {
+export const indexQueries = ({ tableName }: { tableName: string }, { author, year }: BookFilter): KeyQuery[] => {
   const base = { TableName: tableName, ScanIndexForward: true };
   if (author !== undefined) {
     const authorKey = normalizeAuthor(author);
@@ -73,7 +72,7 @@ export const indexQueries = ({ tableName }: BookStoreContext, { author, year }: 
  * directly (bookFromAttributes), without the document client's copy of every page.
  */
 export async function* queryPages(
-  { client }: BookStoreContext,
+  { client }: { client: DynamoDBDocumentClient },
   query: QueryCommandInput,
   startKey: Record<string, unknown> | undefined,
   { pageSize, readAhead }: { pageSize: number; readAhead: boolean },
