@@ -53,10 +53,12 @@ export const iterateBooks = (
 };
 
 async function* unfilteredBooks(context: BookStoreContext, options: ListOptions): AsyncGenerator<Book> {
-  // While the older layout may remain, the counter is read once to learn whether it still does; that
-  // read also tells the walk where ids end and whether end marks are complete, so the walk never repeats it.
-  const read = context.olderLayout.mayRemain() ? await context.layout.refresh(context) : undefined;
-  const keys = context.olderLayout.extraQueries();
+  // A container that has not read the counter yet, or that has not seen the older layout gone, reads it
+  // once: that read also tells the walk where ids end and whether end marks are complete, so the walk
+  // never repeats it.
+  const { layout, olderLayout } = context;
+  const read = olderLayout.mayRemain() || !layout.counterRead ? await layout.refresh(context) : undefined;
+  const keys = olderLayout.extraQueries();
   const walk = rangePages(context, {
     after: options.after,
     limit: options.limit,

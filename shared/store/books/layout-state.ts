@@ -63,7 +63,10 @@ export class LayoutState {
     return this.highMark;
   }
 
-  /** True once this container has read or written the id-blocks item (its high mark is then a lower bound worth using). */
+  /**
+   * True once this container has read the id-blocks item, or a write returned it with its marks: what
+   * it knows of the high mark and of the end marks is then worth acting on without another read.
+   */
   get counterRead(): boolean {
     return this.counterSeen;
   }
@@ -82,7 +85,7 @@ export class LayoutState {
   }
 
   learn(attributes: Record<string, unknown> | undefined): IdBlocksState {
-    this.counterSeen = true;
+    if (attributes?.layout !== undefined || attributes?.rangeMarks !== undefined) this.counterSeen = true;
     const highMark = Number(attributes?.highMark ?? 0);
     if (Number.isSafeInteger(highMark) && highMark > this.highMark) this.highMark = highMark;
     if (attributes?.layout === RANGES_LAYOUT) this.migratedSeen = true;
@@ -95,6 +98,7 @@ export class LayoutState {
     const { Item } = await client.send(
       new GetCommand({ TableName: tableName, Key: ID_BLOCKS_KEY, ConsistentRead: true }),
     );
+    this.counterSeen = true;
     return this.learn(Item);
   }
 }
