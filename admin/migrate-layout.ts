@@ -1,5 +1,9 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { moveOlderBooks } from '../shared/store/books/dynamodb-book-store';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import type { BookItem } from '../shared/store/books/book-items';
+import { openOlderLayout } from '../shared/store/books/dynamodb-book-store';
+import { LayoutState, markRangesLayout } from '../shared/store/books/layout-state';
+import type { OlderLayout } from '../shared/store/books/older-layout';
 import { completeRangeMarks } from '../shared/store/books/range-marks';
 
 export interface MigrationReport {
@@ -19,20 +23,66 @@ export interface MigrationOptions {
   log?: (line: string) => void;
 }
 
+const BATCH = 25; // BatchWriteItem's maximum
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
 /**
  * Moves a books table from the older `BOOK#<id mod 32>` layout to id ranges while the service runs,
- * in steps that a re-run after an interruption simply repeats (each skips what is done):
- * 1.-3. the older layout's books copied, the table marked migrated, the older items deleted
- *    (moveOlderBooks, shared/store/books/legacy/move-books.ts; nothing once that layout is gone);
+ * in three steps that a re-run after an interruption simply repeats (each skips what is done):
+ * 1. every older book not yet copied is copied by one transaction (OlderLayout.copy: the new item
+ *    only if absent, the old one only at the version read, its index keys removed); the old item
+ *    stays, so a list that read the new layout before the copy still finds the book in the old;
+ * 2. the counter item is marked: from then on the service reads the range layout only;
+ * 3. after `graceMs`, the older items are deleted;
  * 4. every id range below the high mark's gets its end mark, and the counter says so (range-marks.ts):
  *    from then on a list ends where a range has no mark, without reading the counter.
+ * No book is lost (each exists in one layout or both at every moment) or duplicated (a list merging
+ * both layouts keeps one of each id; the indexes hold only the copy).
  */
 export const migrateBooksTable = async (
   client: DynamoDBDocumentClient,
   tableName: string,
   { graceMs, log = () => undefined }: MigrationOptions,
 ): Promise<MigrationReport> => {
-  const report: MigrationReport = { ...(await moveOlderBooks(client, tableName, { graceMs, log })), rangeMarks: 0 };
+  const layout = new LayoutState();
+  // The older layout's keys, whatever the mark says; none once this version knows no older layout.
+  const older = openOlderLayout({ client, tableName, layout });
+  const keys = older.keyQueries().map(({ query }) => query);
+  const report: MigrationReport = { copied: 0, alreadyCopied: 0, removed: 0, rangeMarks: 0 };
+  if (!(await layout.refresh({ client, tableName })).migrated) {
+    for (const [shard, key] of keys.entries()) {
+      for await (const item of olderItems(client, key)) {
+        if (item.authorShard === undefined) report.alreadyCopied++;
+        else if (await copyUntilDone(older, item)) report.copied++;
+      }
+      log(
+        `copy: shard ${shard + 1} of ${keys.length} done (${report.copied} copied, ${report.alreadyCopied} found copied)`,
+      );
+    }
+    await client.send(markRangesLayout(tableName));
+    log(`marked: the service now reads the range layout only; deleting the older items in ${graceMs} ms`);
+    await sleep(graceMs);
+  }
+  for (const key of keys) {
+    let doomed: { pk: string; sk: number }[] = [];
+    const flush = async () => {
+      let requests = doomed.map((Key) => ({ DeleteRequest: { Key } }));
+      while (requests.length > 0) {
+        const { UnprocessedItems } = await client.send(
+          new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+        );
+        requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      }
+      report.removed += doomed.length;
+      doomed = [];
+    };
+    for await (const item of olderItems(client, key)) {
+      doomed.push({ pk: item.pk, sk: item.sk });
+      if (doomed.length === BATCH) await flush();
+    }
+    await flush();
+  }
+  log(`removed: ${report.removed} older items`);
   const marks = await completeRangeMarks(client, tableName);
   report.rangeMarks = marks.marked;
   log(
@@ -41,4 +91,22 @@ export const migrateBooksTable = async (
       : `end marks: ${marks.marked} ranges marked; lists now end without reading the id blocks`,
   );
   return report;
+};
+
+/** One older key's items, whole (the seam's query, strongly consistent). */
+async function* olderItems(client: DynamoDBDocumentClient, key: QueryCommandInput) {
+  const pages = paginateQuery({ client }, key);
+  for await (const page of pages) yield* (page.Items ?? []) as BookItem[];
+}
+
+/** Copies one book, reading it again when the service changed or deleted it meanwhile; false when it is gone or was copied by the service. */
+const copyUntilDone = async (older: OlderLayout, read: BookItem): Promise<boolean> => {
+  let item: BookItem | undefined = read;
+  while (item?.authorShard !== undefined) {
+    const outcome = await older.copy(item);
+    if (outcome === 'copied') return true;
+    if (outcome === 'already-copied') return false;
+    item = await older.read(read.id);
+  }
+  return false;
 };

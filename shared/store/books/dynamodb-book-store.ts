@@ -14,7 +14,7 @@ import { LayoutState } from './layout-state';
 // the folder ./legacy and replace this line by: import { NO_OLDER_LAYOUT as OLDER_LAYOUT } from './older-layout';
 import { LEGACY_LAYOUT as OLDER_LAYOUT } from './legacy/legacy-older-layout';
 import { countWithVerdict, verdictHolds } from './list-verdict';
-import type { MoveOptions, OlderBooksMoved } from './older-layout';
+import type { OlderLayout } from './older-layout';
 import { versioned } from './update-expressions';
 
 /**
@@ -114,12 +114,12 @@ const storedNothing = (error: unknown) =>
   error instanceof IdempotencyKeyReusedError ||
   error instanceof ConcurrentUpdateError;
 
-/** Moves a table's books out of the older layout (npm run migrate); nothing once this version knows none. */
-export const moveOlderBooks = (
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  options: MoveOptions,
-): Promise<OlderBooksMoved> => OLDER_LAYOUT.moveBooks(client, tableName, options);
+/** The older layout's seam for the migration (admin/migrate-layout.ts): nothing there once this version knows none. */
+export const openOlderLayout = (parts: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  layout: LayoutState;
+}): OlderLayout => OLDER_LAYOUT.open(parts);
 
 /** Whether a scanned item is a book left in the older layout (npm run check:data). */
 export const isOlderLayoutItem = (item: { pk?: unknown }): boolean => OLDER_LAYOUT.isOlderItem(item);

@@ -20,37 +20,26 @@ export interface OlderLayout {
   find(id: number): Promise<BookItem | undefined>;
   /** The older layout's keys, to merge into an unfiltered list or count; none once it is gone. */
   extraQueries(): KeyQuery[];
+  /** Every key of the older layout, whatever the table's mark (the migration empties them). */
+  keyQueries(): KeyQuery[];
+  /** A book's older item as stored, with no look at the mark (the migration reads it again after a lost copy). */
+  read(id: number): Promise<BookItem | undefined>;
   /** Whether an item read by `find` (or by readBookItem) is the older layout's. */
   holds(item: BookItem): boolean;
-  /** Copies a book's older item to its current key (the write that found it then runs again). */
-  copy(item: BookItem): Promise<void>;
+  /** Copies a book's older item to its current key, if none is there and the older one is still as read. */
+  copy(item: BookItem): Promise<CopyOutcome>;
   /** Copies a book missing from its key from the older layout, if it is there: true if so (run the write again). */
   copyIfThere(id: number): Promise<boolean>;
   /** The delete of the book's older item that joins a delete's transaction, while the table may hold one. */
   deleteWrite(id: number): TransactWrite | undefined;
 }
 
-/** What one run of the older layout's move did (npm run migrate). */
-export interface OlderBooksMoved {
-  /** Books copied to the range layout by this run. */
-  copied: number;
-  /** Older items this run found copied already (by an earlier run, or by the service writing the book). */
-  alreadyCopied: number;
-  /** Older items deleted once the table was marked migrated. */
-  removed: number;
-}
+/** How a copy ended: done, done before (by the migration or the service), or the older item changed or raced. */
+export type CopyOutcome = 'copied' | 'already-copied' | 'changed' | 'conflict';
 
-export interface MoveOptions {
-  /** How long to wait between marking the table and deleting the older items: lists begun before the mark end first. */
-  graceMs: number;
-  log: (line: string) => void;
-}
-
-/** An older layout as the composition root wires it: the seam for a store, the one-off move, and check:data's test. */
+/** An older layout as the composition root wires it: the seam for a store or the migration, and check:data's test. */
 export interface OlderLayoutKit {
   open(parts: { client: DynamoDBDocumentClient; tableName: string; layout: LayoutState }): OlderLayout;
-  /** Moves every book of a table out of the older layout and marks the table migrated (re-runnable). */
-  moveBooks(client: DynamoDBDocumentClient, tableName: string, options: MoveOptions): Promise<OlderBooksMoved>;
   /** Whether a scanned item is the older layout's (a book left behind). */
   isOlderItem(item: { pk?: unknown }): boolean;
 }
@@ -59,8 +48,10 @@ const NOTHING_THERE: OlderLayout = {
   mayRemain: () => false,
   find: async () => undefined,
   extraQueries: () => [],
+  keyQueries: () => [],
+  read: async () => undefined,
   holds: () => false,
-  copy: async () => undefined,
+  copy: async () => 'already-copied',
   copyIfThere: async () => false,
   deleteWrite: () => undefined,
 };
@@ -68,6 +59,5 @@ const NOTHING_THERE: OlderLayout = {
 /** For a version that knows no older layout: every table has migrated (docs/upgrade.md says when). */
 export const NO_OLDER_LAYOUT: OlderLayoutKit = {
   open: () => NOTHING_THERE,
-  moveBooks: async () => ({ copied: 0, alreadyCopied: 0, removed: 0 }),
   isOlderItem: () => false,
 };

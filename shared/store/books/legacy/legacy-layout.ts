@@ -3,6 +3,7 @@ import { isTransactionConflict } from '../../errors';
 import { cancellationOf, type NamedWrite, transactWrite } from '../../named-transactions';
 import { type BookItem, bookKey, shards } from '../book-items';
 import type { KeyQuery } from '../key-queries';
+import type { CopyOutcome } from '../older-layout';
 
 /*
  * Everything in this folder goes once every deployed books table has run `npm run migrate` to
@@ -44,9 +45,6 @@ export const readLegacyBookItem = async ({ client, tableName }: Table, id: numbe
   );
   return Item as BookItem | undefined;
 };
-
-/** @deprecated Goes with this folder once every table has migrated (docs/upgrade.md). */
-export type CopyOutcome = 'copied' | 'already-copied' | 'changed' | 'conflict';
 
 /**
  * Copies a book from its older item to its current key in one transaction: the new item only if

@@ -1,7 +1,7 @@
 import type { BookItem } from '../book-items';
 import type { KeyQuery } from '../key-queries';
 import type { LayoutState } from '../layout-state';
-import type { OlderLayout, OlderLayoutKit, TransactWrite } from '../older-layout';
+import type { CopyOutcome, OlderLayout, OlderLayoutKit, TransactWrite } from '../older-layout';
 import {
   copyLegacyBook,
   isLegacyBookItem,
@@ -10,7 +10,6 @@ import {
   readLegacyBookItem,
   type Table,
 } from './legacy-layout';
-import { moveOlderBooks } from './move-books';
 
 /**
  * The seam on a table that may still hold the older layout. What this container knows of the
@@ -35,12 +34,20 @@ class LegacyOlderLayout implements OlderLayout {
     return this.mayRemain() ? legacyShardQueries(this.table) : [];
   }
 
+  keyQueries(): KeyQuery[] {
+    return legacyShardQueries(this.table);
+  }
+
+  read(id: number): Promise<BookItem | undefined> {
+    return readLegacyBookItem(this.table, id);
+  }
+
   holds(item: BookItem): boolean {
     return isLegacyBookItem(item);
   }
 
-  async copy(item: BookItem): Promise<void> {
-    await copyLegacyBook(this.table, item);
+  copy(item: BookItem): Promise<CopyOutcome> {
+    return copyLegacyBook(this.table, item);
   }
 
   async copyIfThere(id: number): Promise<boolean> {
@@ -62,6 +69,5 @@ class LegacyOlderLayout implements OlderLayout {
  */
 export const LEGACY_LAYOUT: OlderLayoutKit = {
   open: (table) => new LegacyOlderLayout(table),
-  moveBooks: moveOlderBooks,
   isOlderItem: isLegacyBookItem,
 };
