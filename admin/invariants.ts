@@ -13,8 +13,8 @@ import {
   rangeMarkKey,
   toBookItem,
 } from '../shared/store/books/book-items';
+import { isOlderLayoutItem } from '../shared/store/books/dynamodb-book-store';
 import { RANGE_MARKS_COMPLETE } from '../shared/store/books/layout-state';
-import { isLegacyBookItem } from '../shared/store/books/legacy/legacy-layout';
 import { assertBooksTableLayout } from '../shared/store/books/table-layout';
 
 /**
@@ -87,7 +87,7 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
 
   for (const item of items) {
     const { pk, sk } = item;
-    if (isLegacyBookItem(item)) {
+    if (isOlderLayoutItem(item)) {
       report('older-layout', `Book ${String(sk)} is still under ${String(pk)} (run npm run data:migrate-layout)`);
     } else if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX) && isRangeMark(item)) {
       const range = Number(pk.slice(BOOK_PARTITION_PREFIX.length));

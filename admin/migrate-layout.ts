@@ -1,13 +1,9 @@
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { BookItem } from '../shared/store/books/book-items';
-import type { BookStoreContext } from '../shared/store/books/book-store-context';
+import { openOlderLayout } from '../shared/store/books/dynamodb-book-store';
 import { LayoutState, markRangesLayout } from '../shared/store/books/layout-state';
-import {
-  copyLegacyBook,
-  LEGACY_BOOK_SHARDS,
-  legacyBookPartition,
-  readLegacyBookItem,
-} from '../shared/store/books/legacy/legacy-layout';
+import type { OlderLayout } from '../shared/store/books/older-layout';
 import { completeRangeMarks } from '../shared/store/books/range-marks';
 
 export interface MigrationReport {
@@ -33,7 +29,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /**
  * Moves a books table from the older `BOOK#<id mod 32>` layout to id ranges while the service runs,
  * in three steps that a re-run after an interruption simply repeats (each skips what is done):
- * 1. every older book not yet copied is copied by one transaction (legacy-layout.ts: the new item
+ * 1. every older book not yet copied is copied by one transaction (OlderLayout.copy: the new item
  *    only if absent, the old one only at the version read, its index keys removed); the old item
  *    stays, so a list that read the new layout before the copy still finds the book in the old;
  * 2. the counter item is marked: from then on the service reads the range layout only;
@@ -48,43 +44,41 @@ export const migrateBooksTable = async (
   tableName: string,
   { graceMs, log = () => undefined }: MigrationOptions,
 ): Promise<MigrationReport> => {
-  const context: BookStoreContext = {
-    client,
-    tableName,
-    nowSeconds: () => Math.floor(Date.now() / 1000),
-    layout: new LayoutState(),
-  };
+  const layout = new LayoutState();
+  // The older layout's keys, whatever the mark says; none once this version knows no older layout.
+  const older = openOlderLayout({ client, tableName, layout });
+  const keys = older.keyQueries().map(({ query }) => query);
   const report: MigrationReport = { copied: 0, alreadyCopied: 0, removed: 0, rangeMarks: 0 };
-  if (!(await context.layout.refresh(context)).migrated) {
-    for (let shard = 0; shard < LEGACY_BOOK_SHARDS; shard++) {
-      for await (const item of olderItems(client, tableName, shard)) {
+  if (!(await layout.refresh({ client, tableName })).migrated) {
+    for (const [shard, key] of keys.entries()) {
+      for await (const item of olderItems(client, key)) {
         if (item.authorShard === undefined) report.alreadyCopied++;
-        else if (await copyUntilDone(context, item)) report.copied++;
+        else if (await copyUntilDone(older, item)) report.copied++;
       }
       log(
-        `copy: shard ${shard + 1} of ${LEGACY_BOOK_SHARDS} done (${report.copied} copied, ${report.alreadyCopied} found copied)`,
+        `copy: shard ${shard + 1} of ${keys.length} done (${report.copied} copied, ${report.alreadyCopied} found copied)`,
       );
     }
     await client.send(markRangesLayout(tableName));
     log(`marked: the service now reads the range layout only; deleting the older items in ${graceMs} ms`);
     await sleep(graceMs);
   }
-  for (let shard = 0; shard < LEGACY_BOOK_SHARDS; shard++) {
-    let keys: { pk: string; sk: number }[] = [];
+  for (const key of keys) {
+    let doomed: { pk: string; sk: number }[] = [];
     const flush = async () => {
-      let requests = keys.map((Key) => ({ DeleteRequest: { Key } }));
+      let requests = doomed.map((Key) => ({ DeleteRequest: { Key } }));
       while (requests.length > 0) {
         const { UnprocessedItems } = await client.send(
           new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
         );
         requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
       }
-      report.removed += keys.length;
-      keys = [];
+      report.removed += doomed.length;
+      doomed = [];
     };
-    for await (const item of olderItems(client, tableName, shard)) {
-      keys.push({ pk: item.pk, sk: item.sk });
-      if (keys.length === BATCH) await flush();
+    for await (const item of olderItems(client, key)) {
+      doomed.push({ pk: item.pk, sk: item.sk });
+      if (doomed.length === BATCH) await flush();
     }
     await flush();
   }
@@ -99,27 +93,20 @@ export const migrateBooksTable = async (
   return report;
 };
 
-async function* olderItems(client: DynamoDBDocumentClient, tableName: string, shard: number) {
-  const pages = paginateQuery(
-    { client },
-    {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': legacyBookPartition(shard) },
-      ConsistentRead: true,
-    },
-  );
+/** One older key's items, whole (the seam's query, strongly consistent). */
+async function* olderItems(client: DynamoDBDocumentClient, key: QueryCommandInput) {
+  const pages = paginateQuery({ client }, key);
   for await (const page of pages) yield* (page.Items ?? []) as BookItem[];
 }
 
 /** Copies one book, reading it again when the service changed or deleted it meanwhile; false when it is gone or was copied by the service. */
-const copyUntilDone = async (context: BookStoreContext, read: BookItem): Promise<boolean> => {
+const copyUntilDone = async (older: OlderLayout, read: BookItem): Promise<boolean> => {
   let item: BookItem | undefined = read;
   while (item?.authorShard !== undefined) {
-    const outcome = await copyLegacyBook(context, item);
+    const outcome = await older.copy(item);
     if (outcome === 'copied') return true;
     if (outcome === 'already-copied') return false;
-    item = await readLegacyBookItem(context, read.id);
+    item = await older.read(read.id);
   }
   return false;
 };

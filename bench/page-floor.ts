@@ -11,6 +11,7 @@ import { BookTransactions } from '../shared/store/books/book-transactions';
 import { DynamoBookStore } from '../shared/store/books/dynamodb-book-store';
 import { IdBlockAllocator } from '../shared/store/books/id-blocks';
 import { LayoutState } from '../shared/store/books/layout-state';
+import { NO_OLDER_LAYOUT } from '../shared/store/books/older-layout';
 import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from '../shared/store/dynamodb-client';
 import type { DynamoMeter } from './dynamodb-meter';
 import { markdownTable } from './markdown';
@@ -73,7 +74,8 @@ const oldCreate = (endpoint: string, table: string) => {
   const client = createDocumentClient(endpoint, PATIENT_CLIENT_LIMITS);
   const layout = new LayoutState();
   const ids = new IdBlockAllocator(client, table, layout);
-  const transactions = new BookTransactions({ client, tableName: table, nowSeconds: () => 0, layout });
+  const olderLayout = NO_OLDER_LAYOUT.open({ client, tableName: table, layout });
+  const transactions = new BookTransactions({ client, tableName: table, nowSeconds: () => 0, layout, olderLayout });
   return async (fields: BookInput, key?: string) => {
     const now = '2026-01-01T00:00:00.000Z';
     const created = await transactions.create(
@@ -167,6 +169,8 @@ export const measurePageFloor = async (
     tableName: capTable,
     nowSeconds: () => 0,
     layout: new LayoutState(),
+    // A new table never held the older layout.
+    olderLayout: NO_OLDER_LAYOUT.open({ client: metered(), tableName: capTable, layout: new LayoutState() }),
   };
   counting.countUpTo = (filter, upTo) => countBooks(context, filter, upTo);
   const refusedBefore = await refusedListCalls(meter, new BookService(counting), cap, false);

@@ -1,3 +1,4 @@
+import type { FailedCondition } from './preconditions';
 import type { FieldErrors } from './types';
 
 /** The request does not satisfy the book rules; `errors` maps each field to its first violation. */
@@ -30,21 +31,22 @@ export class DuplicateIsbnError extends Error {
 }
 
 /**
- * If-Match named no current version of the book, or If-None-Match named the current one (or `*`,
- * and the book exists); `currentVersion` gives the tag the client lacks.
+ * The write's `match` condition named no current version of the book, or its `noneMatch` condition
+ * named the current one (or `*`, and the book exists); `currentVersion` gives the version the client
+ * lacks. shared/http names the header each condition came from.
  */
 export class PreconditionFailedError extends Error {
   override readonly name = 'PreconditionFailedError';
   constructor(
     readonly id: number,
     readonly currentVersion: number,
-    readonly header: 'If-Match' | 'If-None-Match' = 'If-Match',
+    readonly condition: FailedCondition = 'match',
     options?: ErrorOptions,
   ) {
     super(
-      header === 'If-Match'
-        ? `Book ${id} does not match If-Match (it has changed since that version was read)`
-        : `Book ${id} matches If-None-Match (it exists at a version the request excludes)`,
+      condition === 'match'
+        ? `Book ${id} is at none of the versions the write names (it has changed since that version was read)`
+        : `Book ${id} is at a version the write excludes`,
       options,
     );
   }

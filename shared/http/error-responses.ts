@@ -9,7 +9,7 @@ import {
 } from '../books/errors';
 import { logger } from '../observability/logger';
 import { HttpError } from './errors';
-import { entityTag } from './preconditions';
+import { entityTag, preconditionFailedMessage } from './preconditions';
 import { contendedWrite, empty, failure, internalError, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';
 
@@ -19,7 +19,9 @@ export const responseForError = (error: unknown): HttpResponse | undefined => {
   if (error instanceof BookNotFoundError) return empty(404);
   if (error instanceof DuplicateIsbnError) return empty(409);
   if (error instanceof PreconditionFailedError) {
-    return failure(412, error.message, { ETag: entityTag(error.id, error.currentVersion) });
+    return failure(412, preconditionFailedMessage(error.id, error.condition), {
+      ETag: entityTag(error.id, error.currentVersion),
+    });
   }
   if (error instanceof IdempotencyKeyReusedError) return failure(422, error.message);
   if (error instanceof HttpError) return failure(error.statusCode, error.message);

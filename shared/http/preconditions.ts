@@ -1,4 +1,4 @@
-import { satisfies, type VersionSet } from '../books/preconditions';
+import { type FailedCondition, satisfies, type VersionSet } from '../books/preconditions';
 
 /**
  * Conditional requests (RFC 9110 §13). A book's entity tag is a strong validator derived from its
@@ -6,6 +6,18 @@ import { satisfies, type VersionSet } from '../books/preconditions';
  * never read it. It names the book too, so a tag copied from another book never matches.
  */
 export const entityTag = (id: number, version: number): string => `"${opaqueTag(id, version)}"`;
+
+/** The request header each of the domain's write conditions comes from. */
+export const CONDITION_HEADERS = { match: 'If-Match', noneMatch: 'If-None-Match' } as const satisfies Record<
+  FailedCondition,
+  string
+>;
+
+/** The 412's message: which header the book failed, and why. */
+export const preconditionFailedMessage = (id: number, condition: FailedCondition): string =>
+  condition === 'match'
+    ? `Book ${id} does not match ${CONDITION_HEADERS.match} (it has changed since that version was read)`
+    : `Book ${id} matches ${CONDITION_HEADERS.noneMatch} (it exists at a version the request excludes)`;
 
 const opaqueTag = (id: number, version: number) => Buffer.from(`${id}.${version}`, 'utf8').toString('base64url');
 

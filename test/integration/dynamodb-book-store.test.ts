@@ -353,19 +353,19 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (Dynoxid
     const target = await store.create(newBook('edge-none-match'));
     recorded.sent.length = 0;
     await expect(store.update(target.book.id, { title: 'lost', updatedAt: 'u' }, { noneMatch: '*' })).rejects.toThrow(
-      new PreconditionFailedError(target.book.id, 1, 'If-None-Match'),
+      new PreconditionFailedError(target.book.id, 1, 'noneMatch'),
     );
     expect(recorded.sent[0]?.input.ConditionExpression).toBe('attribute_exists(pk) AND attribute_not_exists(pk)');
     recorded.sent.length = 0;
     await expect(
       store.update(target.book.id, { title: 'lost', updatedAt: 'u' }, { noneMatch: [3, 1] }),
-    ).rejects.toThrow(new PreconditionFailedError(target.book.id, 1, 'If-None-Match'));
+    ).rejects.toThrow(new PreconditionFailedError(target.book.id, 1, 'noneMatch'));
     expect(recorded.sent[0]?.input).toMatchObject({
       ConditionExpression: 'attribute_exists(pk) AND NOT version IN (:ifNoneMatch0, :ifNoneMatch1)',
       ExpressionAttributeValues: { ':ifNoneMatch0': 3, ':ifNoneMatch1': 1 },
     });
     await expect(store.delete(target.book.id, { noneMatch: [1] })).rejects.toThrow(
-      new PreconditionFailedError(target.book.id, 1, 'If-None-Match'),
+      new PreconditionFailedError(target.book.id, 1, 'noneMatch'),
     );
     expect((await store.update(target.book.id, { title: 'v2', updatedAt: 'u' }, { noneMatch: [3] })).version).toBe(2);
     await store.delete(target.book.id, { noneMatch: [1] });

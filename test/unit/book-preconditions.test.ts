@@ -6,8 +6,10 @@ import { failedPrecondition, satisfies } from '../../shared/books/preconditions'
 describe('a failed precondition', () => {
   it('a failed precondition says what happened and carries the current version', () => {
     const error = new PreconditionFailedError(7, 2);
-    expect(error).toMatchObject({ name: 'PreconditionFailedError', id: 7, currentVersion: 2 });
-    expect(error.message).toBe('Book 7 does not match If-Match (it has changed since that version was read)');
+    expect(error).toMatchObject({ name: 'PreconditionFailedError', id: 7, currentVersion: 2, condition: 'match' });
+    expect(error.message).toBe(
+      'Book 7 is at none of the versions the write names (it has changed since that version was read)',
+    );
   });
 });
 
@@ -24,22 +26,22 @@ describe('If-Match as a write condition (strong comparison)', () => {
 
 describe('If-None-Match as a write condition (weak comparison)', () => {
   it('fails on an existing book under *, and when a listed version is the stored one', () => {
-    expect(failedPrecondition(2, { noneMatch: '*' })).toBe('If-None-Match');
-    expect(failedPrecondition(2, { noneMatch: [1, 2] })).toBe('If-None-Match');
+    expect(failedPrecondition(2, { noneMatch: '*' })).toBe('noneMatch');
+    expect(failedPrecondition(2, { noneMatch: [1, 2] })).toBe('noneMatch');
     expect(failedPrecondition(3, { noneMatch: [1, 2] })).toBeUndefined();
     expect(failedPrecondition(3, { noneMatch: [] })).toBeUndefined();
   });
 
   it('is evaluated after If-Match (RFC 9110 §13.2.2): a failing If-Match is what the 412 names', () => {
-    expect(failedPrecondition(2, { match: [1], noneMatch: '*' })).toBe('If-Match');
-    expect(failedPrecondition(2, { match: [2], noneMatch: '*' })).toBe('If-None-Match');
+    expect(failedPrecondition(2, { match: [1], noneMatch: '*' })).toBe('match');
+    expect(failedPrecondition(2, { match: [2], noneMatch: '*' })).toBe('noneMatch');
     expect(failedPrecondition(2, { match: '*', noneMatch: [3] })).toBeUndefined();
   });
 
-  it('says which header failed in the 412', () => {
-    expect(new PreconditionFailedError(7, 2, 'If-None-Match').message).toBe(
-      'Book 7 matches If-None-Match (it exists at a version the request excludes)',
-    );
+  it("names the condition that failed, in the domain's terms (shared/http names the header)", () => {
+    const error = new PreconditionFailedError(7, 2, 'noneMatch');
+    expect(error.condition).toBe('noneMatch');
+    expect(error.message).toBe('Book 7 is at a version the write excludes');
   });
 });
 

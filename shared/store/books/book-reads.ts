@@ -13,8 +13,7 @@ import {
   streamPageItems,
 } from './book-items';
 import type { BookStoreContext } from './book-store-context';
-import { attributeValueForm, indexQueries, type KeyQuery, legacyShardQueries, queryPages } from './key-queries';
-import { readLegacyBookItem } from './legacy/legacy-layout';
+import { attributeValueForm, indexQueries, type KeyQuery, queryPages } from './key-queries';
 import { rangePages } from './range-walk';
 import { mergeAscending } from './sorted-merge';
 
@@ -22,17 +21,12 @@ import { mergeAscending } from './sorted-merge';
 const COUNT_KEYS_AT_ONCE = 4;
 const RANGES_AT_ONCE = 16;
 
-/**
- * Strongly consistent, straight to the book's own key. While the table may still hold the older
- * layout, a miss also reads the book's older key and the id-blocks item (whose mark ends that for good).
- */
+/** Strongly consistent, straight to the book's own key; a miss asks the older layout (older-layout.ts). */
 export const readBookItem = async (context: BookStoreContext, id: number): Promise<BookItem | undefined> => {
   const { Item } = await context.client.send(
     new GetCommand({ TableName: context.tableName, Key: bookKey(id), ConsistentRead: true }),
   );
-  if (Item || context.layout.migrated) return Item as BookItem | undefined;
-  const [old, state] = await Promise.all([readLegacyBookItem(context, id), context.layout.refresh(context)]);
-  return state.migrated ? undefined : old;
+  return (Item as BookItem | undefined) ?? context.olderLayout.find(id);
 };
 
 /**
@@ -59,10 +53,12 @@ export const iterateBooks = (
 };
 
 async function* unfilteredBooks(context: BookStoreContext, options: ListOptions): AsyncGenerator<Book> {
-  // A container that has not yet seen the table migrated reads the counter once: that read also
-  // tells the walk where ids end and whether end marks are complete, so the walk never repeats it.
-  const read = context.layout.migrated ? undefined : await context.layout.refresh(context);
-  const keys = read && !read.migrated ? legacyShardQueries(context) : [];
+  // A container that has not read the counter yet, or that has not seen the older layout gone, reads it
+  // once: that read also tells the walk where ids end and whether end marks are complete, so the walk
+  // never repeats it.
+  const { layout, olderLayout } = context;
+  const read = olderLayout.mayRemain() || !layout.counterRead ? await layout.refresh(context) : undefined;
+  const keys = olderLayout.extraQueries();
   const walk = rangePages(context, {
     after: options.after,
     limit: options.limit,
@@ -129,7 +125,7 @@ export const countBooks = async (context: BookStoreContext, filter: BookFilter, 
 
 /** Every id range up to the id-blocks item's high mark, and the older layout's shards while they remain. */
 const countedRanges = async (context: BookStoreContext): Promise<QueryCommandInput[]> => {
-  const { highMark, migrated } = await context.layout.refresh(context);
+  const { highMark } = await context.layout.refresh(context);
   const ranges = Array.from({ length: bookRangeOf(highMark) + 1 }, (_, range) => ({
     TableName: context.tableName,
     KeyConditionExpression: 'pk = :pk',
@@ -137,7 +133,7 @@ const countedRanges = async (context: BookStoreContext): Promise<QueryCommandInp
     FilterExpression: 'attribute_exists(id)',
     ExpressionAttributeValues: { ':pk': bookPartition(range) },
   }));
-  return [...ranges, ...(migrated ? [] : legacyShardQueries(context).map(({ query }) => query))];
+  return [...ranges, ...context.olderLayout.extraQueries().map(({ query }) => query)];
 };
 
 const isStorableFilter = ({ author }: BookFilter) =>

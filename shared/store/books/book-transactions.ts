@@ -24,7 +24,6 @@ import {
 } from './book-items';
 import { readBookItem } from './book-reads';
 import type { BookStoreContext } from './book-store-context';
-import { copyLegacyBook, isLegacyBookItem, legacyBookKey } from './legacy/legacy-layout';
 import { updateExpression, versioned } from './update-expressions';
 
 /**
@@ -77,21 +76,20 @@ export class BookTransactions {
       const current = await readBookItem(this.context, id);
       if (!current) throw new BookNotFoundError(id);
       // A book still only in the older layout moves first; the delete then runs on its copy.
-      if (isLegacyBookItem(current)) {
-        await copyLegacyBook(this.context, current);
+      if (this.context.olderLayout.holds(current)) {
+        await this.context.olderLayout.copy(current);
         return RETRY;
       }
       const failed = failedPrecondition(current.version, condition);
       if (failed) throw new PreconditionFailedError(id, current.version, failed);
       const record = recordReassigned ? undefined : this.liveRecordOf(current);
+      const olderCopy = this.context.olderLayout.deleteWrite(id);
       const writes: NamedWrite<'book' | 'claim' | 'keyRecord' | 'olderCopy'>[] = [
         { name: 'book', write: { Delete: { TableName: this.table, Key: bookKey(id), ...unchangedSince(current) } } },
         { name: 'claim', write: this.releaseIsbn(current) },
         ...(record ? [{ name: 'keyRecord' as const, write: this.deleteIdempotencyRecord(record, id) }] : []),
         // The older layout's copy goes too, or a list that still merges that layout would show it.
-        ...(this.context.layout.migrated
-          ? []
-          : [{ name: 'olderCopy' as const, write: { Delete: { TableName: this.table, Key: legacyBookKey(id) } } }]),
+        ...(olderCopy ? [{ name: 'olderCopy' as const, write: olderCopy }] : []),
       ];
       try {
         await transactWrite(this.context.client, writes);

@@ -8,7 +8,6 @@ import { LostRace, RETRY, retryOnConflict } from '../retry';
 import { type BookItem, bookKey, changedAttributes } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import type { BookTransactions } from './book-transactions';
-import { copyLegacyBook, readLegacyBookItem } from './legacy/legacy-layout';
 import { itemAsItWas, updateExpression, versionConditions, versioned } from './update-expressions';
 
 /**
@@ -51,7 +50,8 @@ export const updateBook = (
       if (!isConditionalCheckFailure(error)) throw error;
       const current = itemAsItWas<BookItem>(error);
       if (!current) {
-        if (await copiedFromLegacyLayout(context, id)) return RETRY;
+        // A book still only in the older layout moves first; the write then runs on its copy.
+        if (await context.olderLayout.copyIfThere(id)) return RETRY;
         throw new BookNotFoundError(id, { cause: error });
       }
       const failed = failedPrecondition(current.version, condition);
@@ -60,16 +60,4 @@ export const updateBook = (
       return transactions.moveIsbn(current, attributes);
     }
   });
-};
-
-/**
- * While the table may still hold the older layout, a book missing from its key may be there: it is
- * copied to its key (true), and the write runs again on the copy.
- */
-export const copiedFromLegacyLayout = async (context: BookStoreContext, id: number): Promise<boolean> => {
-  if (context.layout.migrated) return false;
-  const [old, state] = await Promise.all([readLegacyBookItem(context, id), context.layout.refresh(context)]);
-  if (!old || state.migrated) return false;
-  await copyLegacyBook(context, old);
-  return true;
 };

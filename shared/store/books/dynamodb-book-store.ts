@@ -10,15 +10,20 @@ import { BookTransactions } from './book-transactions';
 import { updateBook } from './book-writes';
 import { IdBlockAllocator } from './id-blocks';
 import { LayoutState } from './layout-state';
+// The one line that wires the older layout (docs/upgrade.md). Once every table has migrated, delete
+// the folder ./legacy and replace this line by: import { NO_OLDER_LAYOUT as OLDER_LAYOUT } from './older-layout';
+import { LEGACY_LAYOUT as OLDER_LAYOUT } from './legacy/legacy-older-layout';
 import { countWithVerdict, verdictHolds } from './list-verdict';
+import type { OlderLayout } from './older-layout';
 import { versioned } from './update-expressions';
 
 /**
  * The BookStore port on DynamoDB, in three parts: reads and list queries (book-reads.ts), the
  * single-item update (book-writes.ts) and the transactions with their named outcomes
- * (book-transactions.ts). Ids come from this container's block, mostly without a call. While a
- * table still holds books in the older layout (legacy-layout.ts), a book found only there is copied
- * to its current key before it is written, and reads and lists look in both layouts.
+ * (book-transactions.ts). Ids come from this container's block, mostly without a call. This is the
+ * store's composition root, the only module that knows which older layout a table may still hold
+ * (older-layout.ts): while it may, a book found only there is copied to its current key before it
+ * is written, and reads and lists look in both layouts.
  */
 export class DynamoBookStore implements BookStore {
   private readonly ids: IdBlockAllocator;
@@ -29,7 +34,13 @@ export class DynamoBookStore implements BookStore {
   constructor(client: DynamoDBDocumentClient, tableName: string, clock: () => number = Date.now) {
     const layout = new LayoutState();
     this.ids = new IdBlockAllocator(client, tableName, layout);
-    this.context = { client, tableName, nowSeconds: () => Math.floor(clock() / 1000), layout };
+    this.context = {
+      client,
+      tableName,
+      nowSeconds: () => Math.floor(clock() / 1000),
+      layout,
+      olderLayout: OLDER_LAYOUT.open({ client, tableName, layout }),
+    };
     this.transactions = new BookTransactions(this.context);
   }
 
@@ -72,19 +83,20 @@ export class DynamoBookStore implements BookStore {
    */
   async knownToReach(filter: BookFilter, upTo: number): Promise<boolean> {
     if (filter.author !== undefined || filter.year !== undefined) return false;
-    if (this.context.layout.migrated && this.context.layout.knownHighMark < upTo) return false;
+    const { layout, olderLayout } = this.context;
+    if (layout.counterRead && !olderLayout.mayRemain() && layout.knownHighMark < upTo) return false;
     const { item } = await this.context.layout.refresh(this.context);
     return verdictHolds(item, upTo, this.context.nowSeconds());
   }
 
   /**
-   * Unfiltered, on a migrated table: the highest id reserved (one read of the id-blocks item), which no
-   * number of books can exceed; a catalogue under the list cap by it needs no count.
+   * Unfiltered, once no book can remain in the older layout: the highest id reserved (one read of the
+   * id-blocks item), which no number of books can exceed; a catalogue under the list cap by it needs no count.
    */
   async upperBound(filter: BookFilter): Promise<number | undefined> {
     if (filter.author !== undefined || filter.year !== undefined) return undefined;
-    const { highMark, migrated } = await this.context.layout.refresh(this.context);
-    return migrated ? highMark : undefined;
+    const { highMark } = await this.context.layout.refresh(this.context);
+    return this.context.olderLayout.mayRemain() ? undefined : highMark;
   }
 
   update(id: number, change: BookChange, condition?: VersionCondition): Promise<VersionedBook> {
@@ -101,3 +113,13 @@ const storedNothing = (error: unknown) =>
   error instanceof DuplicateIsbnError ||
   error instanceof IdempotencyKeyReusedError ||
   error instanceof ConcurrentUpdateError;
+
+/** The older layout's seam for the migration (admin/migrate-layout.ts): nothing there once this version knows none. */
+export const openOlderLayout = (parts: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  layout: LayoutState;
+}): OlderLayout => OLDER_LAYOUT.open(parts);
+
+/** Whether a scanned item is a book left in the older layout (npm run data:check). */
+export const isOlderLayoutItem = (item: { pk?: unknown }): boolean => OLDER_LAYOUT.isOlderItem(item);

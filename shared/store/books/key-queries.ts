@@ -1,5 +1,5 @@
 import { type AttributeValue, QueryCommand as AttributeValueQueryCommand } from '@aws-sdk/client-dynamodb';
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { normalizeAuthor } from '../../books/normalize';
 import type { Book, BookFilter } from '../../books/types';
@@ -14,8 +14,6 @@ import {
   shards,
   yearShardKey,
 } from './book-items';
-import type { BookStoreContext } from './book-store-context';
-import { LEGACY_BOOK_SHARDS, legacyBookPartition } from './legacy/legacy-layout';
 
 /** A Query over one key, and the key it resumes after for a cursor's id. */
 export interface KeyQuery {
@@ -34,7 +32,7 @@ export const attributeValueForm = (query: QueryCommandInput) => ({
  * for a cursor's id: the table's key plus the index's key, which follow from the filter and the id.
  * So a cursor need carry only the id, and the book need not exist any more.
  */
-export const indexQueries = ({ tableName }: BookStoreContext, { author, year }: BookFilter): KeyQuery[] => {
+export const indexQueries = ({ tableName }: { tableName: string }, { author, year }: BookFilter): KeyQuery[] => {
   const base = { TableName: tableName, ScanIndexForward: true };
   if (author !== undefined) {
     const authorKey = normalizeAuthor(author);
@@ -64,19 +62,6 @@ export const indexQueries = ({ tableName }: BookStoreContext, { author, year }: 
   }));
 };
 
-/** The older layout's 32 shards, read while a table still holds books there (legacy-layout.ts). */
-export const legacyShardQueries = ({ tableName }: BookStoreContext): KeyQuery[] =>
-  shards(LEGACY_BOOK_SHARDS).map((shard) => ({
-    query: {
-      TableName: tableName,
-      ScanIndexForward: true,
-      ConsistentRead: true,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': legacyBookPartition(shard) },
-    },
-    startKey: (after: number) => ({ pk: legacyBookPartition(shard), sk: after }),
-  }));
-
 /**
  * One key's books in ascending id order, a page (an array) at a time as the merge asks for them; with
  * `readAhead`, the next page is requested as soon as the current one arrives.
@@ -87,7 +72,7 @@ export const legacyShardQueries = ({ tableName }: BookStoreContext): KeyQuery[] 
  * directly (bookFromAttributes), without the document client's copy of every page.
  */
 export async function* queryPages(
-  { client }: BookStoreContext,
+  { client }: { client: DynamoDBDocumentClient },
   query: QueryCommandInput,
   startKey: Record<string, unknown> | undefined,
   { pageSize, readAhead }: { pageSize: number; readAhead: boolean },

@@ -55,6 +55,7 @@ export interface IdBlocksState {
  */
 export class LayoutState {
   private highMark = 0;
+  private counterSeen = false;
   private migratedSeen = false;
   private rangeMarksSeen = false;
 
@@ -62,7 +63,18 @@ export class LayoutState {
     return this.highMark;
   }
 
-  /** True once this container has seen the migration's end (or a table that never had the older layout). */
+  /**
+   * True once this container has read the id-blocks item, or a write returned it with its marks: what
+   * it knows of the high mark and of the end marks is then worth acting on without another read.
+   */
+  get counterRead(): boolean {
+    return this.counterSeen;
+  }
+
+  /**
+   * True once this container has seen the migration's end (or a table that never had the older
+   * layout). Temporary: only the older layout's seam (legacy/) asks, and it goes with that folder.
+   */
   get migrated(): boolean {
     return this.migratedSeen;
   }
@@ -73,6 +85,7 @@ export class LayoutState {
   }
 
   learn(attributes: Record<string, unknown> | undefined): IdBlocksState {
+    if (attributes?.layout !== undefined || attributes?.rangeMarks !== undefined) this.counterSeen = true;
     const highMark = Number(attributes?.highMark ?? 0);
     if (Number.isSafeInteger(highMark) && highMark > this.highMark) this.highMark = highMark;
     if (attributes?.layout === RANGES_LAYOUT) this.migratedSeen = true;
@@ -85,6 +98,7 @@ export class LayoutState {
     const { Item } = await client.send(
       new GetCommand({ TableName: tableName, Key: ID_BLOCKS_KEY, ConsistentRead: true }),
     );
+    this.counterSeen = true;
     return this.learn(Item);
   }
 }
