@@ -61,7 +61,7 @@ describe('GET / and /api, the first URLs a person types', () => {
       );
       const reference = await fetch(links.reference as string);
       expect([reference.status, reference.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
-      expect((await (await fetch(links.openapi as string)).json()).openapi).toBe('3.1.0');
+      expect(((await (await fetch(links.openapi as string)).json()) as { openapi: string }).openapi).toBe('3.1.0');
       // The books need credentials: the pointer says where, the gateway asks for them.
       expect((await fetch(links.books as string)).status).toBe(401);
     },

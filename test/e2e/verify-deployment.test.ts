@@ -117,6 +117,7 @@ describe('npm run verify:deployment', () => {
     ['break-list', 'whole-list', /the body broke off before its end/],
     ['shorten-list', 'whole-list', /lacks book \d+, which this run created/],
     ['move-location', 'create', /Location: ".*\/elsewhere\/api\/books\/\d+" is not/],
+    ['no-index', 'api-index', /GET \/api: expected 200, got 404/],
   ])(
     'fails behind a proxy that breaks it (%s), naming the check "%s", and still cleans up',
     async (fault, id, reason) => {
