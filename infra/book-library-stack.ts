@@ -192,7 +192,7 @@ export class BookLibraryStack extends Stack {
     if (!authorizer) {
       const reason =
         route.access === 'none'
-          ? 'Public on purpose: the OpenAPI description and its browsable reference carry no data, and clients need them before they have credentials.'
+          ? 'Public on purpose: the OpenAPI description, its browsable reference and the pointers to them at / and /api carry no data, and clients need them before they have credentials.'
           : 'Public on purpose: the publicReads deployment option opens the two read routes; writes stay guarded.';
       acknowledge(method, 'AwsSolutions-APIG4', reason);
       skipScanners(method, [publicMethodSkip(reason)]);

@@ -120,6 +120,22 @@ export const ROUTES = [
     access: 'none',
     assets: API_REFERENCE_ASSETS,
   },
+  {
+    name: 'GetApiIndex',
+    method: 'GET',
+    path: '/api',
+    entry: 'functions/api-index/handler.ts',
+    protected: false,
+    access: 'none',
+  },
+  {
+    name: 'GetRootIndex',
+    method: 'GET',
+    path: '/',
+    entry: 'functions/api-index/handler.ts',
+    protected: false,
+    access: 'none',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

@@ -1,5 +1,6 @@
 import type { RouteName } from '../api/routes';
 import { MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
+import { API_INDEX_TARGETS } from './api-index';
 import { ETAG, REVALIDATE } from './headers';
 import { jsonContent, ref, response } from './references';
 import type { OperationSpec } from './types';
@@ -25,6 +26,39 @@ const UPDATE_RESPONSES = {
   ...CONDITIONAL_WRITE,
   ...BODY_ERRORS,
   ...CONTENDED,
+};
+
+/** `/` and `/api` answer alike: where the reference, the document and the books are. */
+const API_INDEX: OperationSpec = {
+  summary: 'Where this API’s reference, OpenAPI document and books are',
+  description:
+    'The first URLs a person types: a pointer to the interactive reference (/api/docs) and this document, as JSON `links` on the API’s own base URL and as `Link` relations (RFC 8631); no credentials needed',
+  tag: 'meta',
+  responses: {
+    '200': {
+      description: 'Where the API’s parts are',
+      headers: {
+        Link: {
+          description: '`<…/api/docs>; rel="service-doc", <…/api/openapi.json>; rel="service-desc"`',
+          schema: { type: 'string' },
+        },
+      },
+      content: jsonContent({
+        type: 'object',
+        required: ['message', 'links'],
+        properties: {
+          message: { type: 'string' },
+          links: {
+            type: 'object',
+            required: Object.keys(API_INDEX_TARGETS),
+            properties: Object.fromEntries(
+              Object.keys(API_INDEX_TARGETS).map((name) => [name, { type: 'string', format: 'uri-reference' }]),
+            ),
+          },
+        },
+      }),
+    },
+  },
 };
 
 /**
@@ -152,4 +186,6 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '404': { description: 'No such file (no body)' },
     },
   },
+  GetApiIndex: API_INDEX,
+  GetRootIndex: API_INDEX,
 };

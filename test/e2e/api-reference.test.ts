@@ -41,3 +41,29 @@ describe('GET /api/docs without credentials', () => {
     },
   );
 });
+
+describe('GET / and /api, the first URLs a person types', () => {
+  it.each(['/', '/api'])(
+    '%s points to the reference, the document and the books, each of which answers',
+    async (path) => {
+      const response = await fetch(`${api.baseUrl}${path}`, { redirect: 'manual' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      const { message, links } = (await response.json()) as { message: string; links: Record<string, string> };
+      expect(message).toContain('/api/docs');
+      expect(links).toStrictEqual({
+        books: `${api.baseUrl}/api/books`,
+        reference: `${api.baseUrl}/api/docs`,
+        openapi: `${api.baseUrl}/api/openapi.json`,
+      });
+      expect(response.headers.get('link')).toBe(
+        `<${links.reference}>; rel="service-doc", <${links.openapi}>; rel="service-desc"`,
+      );
+      const reference = await fetch(links.reference as string);
+      expect([reference.status, reference.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      expect(((await (await fetch(links.openapi as string)).json()) as { openapi: string }).openapi).toBe('3.1.0');
+      // The books need credentials: the pointer says where, the gateway asks for them.
+      expect((await fetch(links.books as string)).status).toBe(401);
+    },
+  );
+});

@@ -63,8 +63,8 @@ describe('HEAD', () => {
     }
   });
 
-  it('answers the list, the OpenAPI document and the reference page', async () => {
-    for (const path of ['/api/books', '/api/openapi.json', '/api/docs', '/api/docs/swagger-ui.css']) {
+  it('answers the list, the OpenAPI document, the reference page and the pointers at / and /api', async () => {
+    for (const path of ['/api/books', '/api/openapi.json', '/api/docs', '/api/docs/swagger-ui.css', '/', '/api']) {
       const head = await send('HEAD', path, AUTH);
       expect(head.status, path).toBe(200);
       expect(head.body, path).toBe('');
@@ -89,6 +89,8 @@ describe('a method a known path does not take', () => {
     ['POST', '/api/books/1', 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'],
     ['POST', '/api/openapi.json', 'GET, HEAD, OPTIONS'],
     ['DELETE', '/api/docs/swagger-ui.css', 'GET, HEAD, OPTIONS'],
+    ['POST', '/', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/api', 'GET, HEAD, OPTIONS'],
     ['TRACE', '/api/books', 'GET, HEAD, POST, OPTIONS'],
   ])(
     '%s %s is 405 with Allow: %s and the contract’s error body, before any credentials',
@@ -155,7 +157,8 @@ describe('a method a known path does not take', () => {
     for (const [method, path] of [
       ['GET', '/api/nothing'],
       ['DELETE', '/api/books/1/x'],
-      ['OPTIONS', '/api'],
+      ['OPTIONS', '/api/nothing'],
+      ['GET', '/books'],
     ] as const) {
       const response = await send(method, path, AUTH);
       expect(response.status, `${method} ${path}`).toBe(404);
@@ -171,6 +174,8 @@ describe('OPTIONS', () => {
     ['/api/books/42', 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'],
     ['/api/openapi.json', 'GET, HEAD, OPTIONS'],
     ['/api/docs', 'GET, HEAD, OPTIONS'],
+    ['/', 'GET, HEAD, OPTIONS'],
+    ['/api', 'GET, HEAD, OPTIONS'],
   ])('%s is 204 with Allow: %s, without credentials', async (path, allow) => {
     const response = await send('OPTIONS', path);
     expect(response.status).toBe(204);

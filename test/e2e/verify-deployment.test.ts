@@ -144,6 +144,20 @@ describe('npm run verify:deployment', () => {
     120_000,
   );
 
+  // Without the gateway responses' checks: the wrong-password check would be one more failed sign-in
+  // of the file's runs, past the lockout's five.
+  it('fails naming the api-index check where /api is a blank 404, and still cleans up', async () => {
+    const proxy = await startBreakingProxy(api.baseUrl, { fault: 'no-index' });
+    const run = await verify(proxy.baseUrl, ['--skip-gateway-responses']).done;
+    await proxy.close();
+    expect(run.code, output(run)).toBe(1);
+    const line = checkLines(run).find((candidate) => candidate.startsWith(`FAIL  ${nameOf('api-index')}: `));
+    expect(line, output(run)).toMatch(/GET \/api: expected 200, got 404/);
+    expect(summaryOf(run)).toMatch(/^FAILED: \d+ passed, 1 failed, \d+ skipped$/);
+    expect(run.stdout).toMatch(new RegExp(`^PASS  ${CLEANUP}`, 'm'));
+    expect(await listAll()).toEqual(othersBooks);
+  }, 120_000);
+
   it("fails naming the OPTIONS, preflight and 405 checks when they are API Gateway's own 500", async () => {
     const proxy = await startBreakingProxy(api.baseUrl, { fault: 'gateway-500-methods' });
     const run = await verify(proxy.baseUrl).done;

@@ -140,15 +140,32 @@ describe('BookLibraryStack', () => {
     }
   });
 
-  it('serves the OpenAPI document and its browsable reference without credentials and without any table access', () => {
+  it('serves the OpenAPI document, its browsable reference and the pointers at / and /api without credentials and without any table access', () => {
     const methods = Object.entries(template.findResources('AWS::ApiGateway::Method'));
     const open = methods
       .filter(([, m]) => m.Properties.AuthorizationType !== 'CUSTOM' && isRouteMethod(m))
       .map(([id]) => id);
-    expect(open).toHaveLength(6); // GET and HEAD
+    expect(open).toHaveLength(10); // GET and HEAD
     expect(open.filter((id) => id.includes('openapi'))).toHaveLength(2);
     expect(open.filter((id) => id.includes('docs'))).toHaveLength(4);
-    for (const name of ['GetOpenApi', 'GetApiReference', 'GetApiReferenceAsset']) {
+    const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+    for (const name of ['GetApiIndex', 'GetRootIndex']) {
+      const functionId = functionIds.find((id) => id.startsWith(`${name}Function`));
+      const served = methods.filter(([, m]) =>
+        JSON.stringify(m.Properties.Integration.Uri).includes(`"${functionId}"`),
+      );
+      expect(served.map(([, m]) => [m.Properties.HttpMethod, m.Properties.AuthorizationType]).sort(), name).toEqual([
+        ['GET', 'NONE'],
+        ['HEAD', 'NONE'],
+      ]);
+    }
+    // `/` is the API's root resource itself, not a resource below it.
+    const rootGet = methods.find(
+      ([, m]) =>
+        m.Properties.HttpMethod === 'GET' && JSON.stringify(m.Properties.ResourceId).includes('RootResourceId'),
+    );
+    expect(rootGet).toBeDefined();
+    for (const name of ['GetOpenApi', 'GetApiReference', 'GetApiReferenceAsset', 'GetApiIndex', 'GetRootIndex']) {
       const policy = JSON.stringify(
         Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith(`${name}Role`))?.[1],
       );
@@ -232,12 +249,12 @@ describe('BookLibraryStack', () => {
     );
   });
 
-  it('with publicReads, leaves only the GET routes open (two book reads, the OpenAPI document and its reference)', () => {
+  it('with publicReads, leaves only the GET routes open (two book reads, the OpenAPI document, its reference and the pointers)', () => {
     const open = Object.values(prod.template.findResources('AWS::ApiGateway::Method'));
     const unguarded = open
       .filter((m) => m.Properties.AuthorizationType !== 'CUSTOM' && isRouteMethod(m))
       .map((m) => m.Properties.HttpMethod);
-    expect(unguarded.sort()).toEqual([...Array(5).fill('GET'), ...Array(5).fill('HEAD')]);
+    expect(unguarded.sort()).toEqual([...Array(7).fill('GET'), ...Array(7).fill('HEAD')]);
   });
 
   it('turns a Deny into 401 with the challenge from the authorizer context', () => {

@@ -46,6 +46,8 @@ beforeAll(async () => {
     GetOpenApi: import('../../functions/openapi/handler'),
     GetApiReference: import('../../functions/api-reference/handler'),
     GetApiReferenceAsset: import('../../functions/api-reference/handler'),
+    GetApiIndex: import('../../functions/api-index/handler'),
+    GetRootIndex: import('../../functions/api-index/handler'),
   };
   for (const [name, module] of Object.entries(modules)) handlers.set(name, bufferedHandler((await module).handler));
   ({ handler: authorize } = await import('../../functions/authorizer/handler'));
@@ -300,6 +302,25 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
       fc.asyncProperty(queryText, asset, async (query, name) => {
         await invoke('GetApiReference', { method: 'GET', target: requestTarget('/api/docs', query) });
         await invoke('GetApiReferenceAsset', { method: 'GET', target: `/api/docs/${encodeURIComponent(name)}` });
+      }),
+      params,
+    );
+  });
+
+  it('GET / and /api with any query string and Host header', async () => {
+    const host = fc.oneof(fc.constant('127.0.0.1:3000'), fc.domain(), fc.string({ maxLength: 40 }));
+    await fc.assert(
+      fc.asyncProperty(queryText, host, async (query, hostHeader) => {
+        await invoke('GetRootIndex', {
+          method: 'GET',
+          target: requestTarget('/', query),
+          headers: { host: hostHeader },
+        });
+        await invoke('GetApiIndex', {
+          method: 'GET',
+          target: requestTarget('/api', query),
+          headers: { host: hostHeader },
+        });
       }),
       params,
     );

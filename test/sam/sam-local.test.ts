@@ -484,6 +484,8 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
       ['/api/books', 'GET, HEAD, POST, OPTIONS'],
       ['/api/books/7', 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'],
       ['/api/openapi.json', 'GET, HEAD, OPTIONS'],
+      ['/', 'GET, HEAD, OPTIONS'],
+      ['/api', 'GET, HEAD, OPTIONS'],
     ] as const) {
       const response = await call('OPTIONS', path, undefined, null);
       expect(response.status, path).toBe(204);
@@ -515,6 +517,21 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
     const post = await call('POST', '/api/books/1', { title: 'x' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD, PUT, PATCH, DELETE, OPTIONS');
+  });
+
+  it('points to the API reference at / and /api, without credentials, on the address sam local serves', async () => {
+    for (const path of ['/', '/api']) {
+      const response = await call('GET', path, undefined, null);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('link'), path).toBe(
+        `<${baseUrl}/api/docs>; rel="service-doc", <${baseUrl}/api/openapi.json>; rel="service-desc"`,
+      );
+      expect(((await response.json()) as { links: unknown }).links, path).toEqual({
+        books: `${baseUrl}/api/books`,
+        reference: `${baseUrl}/api/docs`,
+        openapi: `${baseUrl}/api/openapi.json`,
+      });
+    }
   });
 
   it('answers an unknown path itself: 403 "Missing Authentication Token" (API Gateway’s own, which the stack maps to 404)', async () => {

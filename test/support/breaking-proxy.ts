@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
  * - `hold-list`: the whole list, once books have been created, is never answered (to interrupt
  *   the check while it waits);
  * - `gateway-500-methods`: every OPTIONS and every 405 is API Gateway's own 500, as a MOCK
- *   integration under `binaryMediaTypes: ['*\/*']` answers them.
+ *   integration under `binaryMediaTypes: ['*\/*']` answers them;
+ * - `no-index`: `/api` is a 404 with no body, as before it pointed to the reference.
  */
 export type Fault =
   | 'none'
@@ -25,7 +26,8 @@ export type Fault =
   | 'move-location'
   | 'drop-stage-location'
   | 'hold-list'
-  | 'gateway-500-methods';
+  | 'gateway-500-methods'
+  | 'no-index';
 
 export interface ProxyOptions {
   fault?: Fault;
@@ -65,6 +67,11 @@ export const startBreakingProxy = async (upstreamBaseUrl: string, options: Proxy
     if (fault === 'hold-list' && isWholeList && sawCreate) {
       held.add(request);
       options.onHeld?.();
+      return;
+    }
+    if (fault === 'no-index' && path === '/api') {
+      response.writeHead(404, { 'content-length': '0' });
+      response.end();
       return;
     }
     const answer = await new Promise<IncomingMessage>((done, fail) => {

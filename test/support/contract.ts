@@ -15,6 +15,8 @@ export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
   GetOpenApi: [200],
   GetApiReference: [200],
   GetApiReferenceAsset: [200, 404],
+  GetApiIndex: [200],
+  GetRootIndex: [200],
 };
 
 /** Routes whose 200 is a page or a file for the browser, not JSON. */
@@ -49,7 +51,11 @@ export const expectAllowedResponse = (route: string, result: APIGatewayProxyResu
   const body = result.body ? JSON.parse(result.body) : undefined;
   switch (result.statusCode) {
     case 200:
-      if (route === 'GetOpenApi') {
+      if (route === 'GetApiIndex' || route === 'GetRootIndex') {
+        expect(Object.keys(body.links)).toEqual(['books', 'reference', 'openapi']);
+        expect(body.links.reference).toMatch(/\/api\/docs$/);
+        expect(result.headers?.Link).toContain('rel="service-doc"');
+      } else if (route === 'GetOpenApi') {
         expect(body).toMatchObject({ openapi: '3.1.0', paths: expect.any(Object) });
         for (const server of body.servers ?? []) expect(() => new URL(server.url)).not.toThrow();
       } else if (route === 'ListBooks') {
