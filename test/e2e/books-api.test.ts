@@ -288,11 +288,12 @@ describe('DELETE /api/books/{id}', () => {
 });
 
 describe('gateway rules', () => {
-  // A known path with a method it does not take is 405 (test/e2e/http-methods.test.ts).
+  // A known path with a method it does not take is 405, and `/` and `/api` point to the reference
+  // (test/e2e/http-methods.test.ts).
   it.each([
     ['GET', '/api/nothing'],
     ['GET', '/api/books/1/extra'],
-    ['GET', '/'],
+    ['GET', '/nothing'],
   ])('answers 404 with no body for %s %s', async (method, path) => {
     const response = await call(method, path);
     expect(response.status).toBe(404);
