@@ -57,6 +57,22 @@ describe('BookService', () => {
     expect(asked).toEqual([3]);
   });
 
+  it('knows a list holds more than a cap only from a store that remembers a count of one past it', async () => {
+    await threeBooksCountingAsked();
+    // A store that remembers no counts knows nothing: the list is not known to be too long.
+    expect(await service.knownToHoldMoreThan({}, 2)).toBe(false);
+    const asked: number[] = [];
+    Object.assign(store, {
+      knownToReach: async (_filter: unknown, upTo: number) => {
+        asked.push(upTo);
+        return upTo <= 3;
+      },
+    });
+    expect(await service.knownToHoldMoreThan({}, 2)).toBe(true);
+    expect(await service.knownToHoldMoreThan({}, 3)).toBe(false);
+    expect(asked).toEqual([3, 4]);
+  });
+
   it('creates a book at version 1 with both timestamps set to now', async () => {
     const created = await service.create(dune);
     expect(created).toEqual({
