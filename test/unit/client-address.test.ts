@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type AccountFailures,
   budgetFor,
+  failuresForgottenAt,
   isKnown,
   KNOWN_FOR_MS,
   KNOWN_SLOTS,
   knownShare,
+  lockedEverywhereUntil,
   lockedSources,
   recordFor,
+  runsToEvict,
   SOURCE_SLOTS,
   signInsToForget,
   withRecord,
@@ -137,6 +141,21 @@ describe('the addresses a record remembers as signed in', () => {
     expect(signInsToForget(undefined, 'new', T0)).toEqual([]);
   });
 
+  it('forget the oldest by the time of their last success, not by the order the record holds them in', () => {
+    const times = [5, 1, 7, 3, 8, 2, 6, 4];
+    const shuffled = record(Object.fromEntries(times.map((t) => [`at${t}`, T0 + t])));
+    expect(signInsToForget(shuffled, 'new', T0 + 10)).toEqual(['at1']);
+    const reversed = record(Object.fromEntries(times.map((t) => [`at${t}`, T0 + 9 - t])));
+    expect(signInsToForget(reversed, 'new', T0 + 10)).toEqual(['at8']);
+  });
+
+  it('forget each stale one once, one exactly 30 days old included, and count only fresh ones against the slots', () => {
+    const fresh = Object.fromEntries(Array.from({ length: KNOWN_SLOTS - 1 }, (_, i) => [`s${i}`, T0 + i]));
+    const now = T0 + 10;
+    const failures = record({ stale: now - KNOWN_FOR_MS - 1, edge: now - KNOWN_FOR_MS, ...fresh });
+    expect(signInsToForget(failures, 'new', now)).toEqual(['stale', 'edge']);
+  });
+
   it('draw on their own fifth of the ceiling; strangers on the rest; under 5 an hour, one bucket for all', () => {
     const failures = record({ home: T0 });
     expect(knownShare(policy)).toBe(20);
@@ -153,5 +172,72 @@ describe('the addresses a record remembers as signed in', () => {
     expect(knownShare(small)).toBe(0);
     expect(budgetFor(failures, 'home', T0, small)).toEqual({ field: 'bucketAt', policy: small });
     expect(knownShare({ ...policy, failureLimit: 5 })).toBe(1);
+  });
+});
+
+describe('the runs a record keeps', () => {
+  const policy = DEFAULT_LOCKOUT_POLICY;
+  const T0 = 1_800_000_000_000;
+
+  it(`a source beyond ${SOURCE_SLOTS} takes the place of the run whose lockout ends first, the older on a tie`, () => {
+    // Both end at T0 + 60 s: one locked by its fifth failure at T0, one with a single failure then.
+    const tied = {
+      locked: { consecutive: 5, lastFailureAt: T0 },
+      single: { consecutive: 1, lastFailureAt: T0 + 60_000 },
+    };
+    const later = Object.fromEntries(
+      Array.from({ length: SOURCE_SLOTS - 2 }, (_, i) => [
+        `later${i}`,
+        { consecutive: 1, lastFailureAt: T0 + 61_000 + i },
+      ]),
+    );
+    const failures = (runs: Record<string, { consecutive: number; lastFailureAt: number }>) => ({
+      runs,
+      bucketAt: 0,
+      version: 1,
+    });
+    expect(runsToEvict(failures({ ...tied, ...later }), 'new', policy)).toEqual(['locked']);
+    expect(runsToEvict(failures({ single: tied.single, ...later, locked: tied.locked }), 'new', policy)).toEqual([
+      'locked',
+    ]);
+    expect(runsToEvict(failures({ ...later, single: tied.single, locked: tied.locked }), 'new', policy)).toEqual([
+      'locked',
+    ]);
+  });
+});
+
+describe('the name as a whole', () => {
+  const policy = DEFAULT_LOCKOUT_POLICY;
+  const T0 = 1_800_000_000_000;
+  /** The strangers' part of the ceiling: 80 an hour, 40 at once, then one every 90 s. */
+  const STRANGERS = { ...policy, failureLimit: 80 };
+  const strangersFailing = (count: number) => {
+    let stored: AccountFailures | undefined;
+    for (let i = 0; i < count; i++) {
+      const record = afterFailure(
+        { consecutive: 0, lastFailureAt: 0, bucketAt: stored?.bucketAt ?? 0, version: 0 },
+        T0,
+        STRANGERS,
+      );
+      stored = withRecord(stored, `stranger${i}`, record, policy);
+    }
+    return stored as AccountFailures;
+  };
+
+  it('is locked for every new source once strangers spend their part of the ceiling, until it frees a failure', () => {
+    expect(lockedEverywhereUntil(undefined, policy)).toBe(0);
+    expect(lockedEverywhereUntil(strangersFailing(39), policy)).toBeLessThanOrEqual(T0);
+    expect(lockedEverywhereUntil(strangersFailing(40), policy)).toBe(T0 + 90_000);
+  });
+
+  it('is forgotten once both buckets are full again and every run is forgotten (epoch seconds)', () => {
+    const hour = 3_600_000;
+    expect(failuresForgottenAt({ runs: {}, bucketAt: T0, knownBucketAt: T0 + hour, version: 1 }, policy)).toBe(
+      (T0 + hour) / 1000,
+    );
+    expect(failuresForgottenAt({ runs: {}, bucketAt: T0 + hour, knownBucketAt: T0, version: 1 }, policy)).toBe(
+      (T0 + hour) / 1000,
+    );
+    expect(failuresForgottenAt({ runs: {}, bucketAt: T0 + hour, version: 1 }, policy)).toBe((T0 + hour) / 1000);
   });
 });
