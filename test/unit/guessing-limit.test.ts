@@ -374,6 +374,22 @@ describe('strangers cannot lock a user out from where the user signed in before'
     expect(record?.runs[tag]?.consecutive).toBe(1);
   });
 
+  it('the right password from a known address whose sign-in another container forgot meanwhile waits like a stranger’s', async () => {
+    expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
+    for (let i = 0; i < 40; i++) await from(`203.0.113.${i + 1}`, `guess-${i}`); // the strangers' bucket is empty
+    const admit = users.admit.bind(users);
+    users.admit = async (username, read, change) => {
+      users.admit = admit;
+      const stored = users.stored.get(username);
+      users.stored.set(username, { ...(stored as AccountFailures), signedIn: {} }); // forgotten in between
+      return admit(username, read, change);
+    };
+    expect(outcome(await from(KNOWN, 'right'))).toBe(LOCKED);
+    expect(users.stored.get('alice')?.signedIn).toEqual({});
+    now += 90_000;
+    expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
+  });
+
   it('a known address is forgotten 30 days after its last success', async () => {
     expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
     now += 30 * 24 * 3_600_000;
