@@ -33,6 +33,10 @@ describe('the client source failures are counted by', () => {
     expect(clientSource('2001:db8:1:3::1')).not.toBe(clientSource('2001:db8:1:2::1'));
     // `::` at the start: the groups after it reach into the prefix.
     expect(clientSource('::1:2:3:4:5:6')).toBe('0:0:1:2::/64');
+    // `::` after one group: it stands for as many zero groups as the eight leave room for.
+    expect(clientSource('1::2:3:4:5:6')).toBe('1:0:0:2::/64');
+    // An embedded IPv4 tail fills the last two groups, so the groups before it move into the prefix.
+    expect(clientSource('::1:2:3:4:192.0.2.1')).toBe('0:0:1:2::/64');
   });
 
   it('takes an IPv4 address out of IPv6 only in the mapped form, the whole address', () => {
@@ -42,6 +46,13 @@ describe('the client source failures are counted by', () => {
 
   it('is one source of its own when there is no address or it is not one', () => {
     expect(clientSource(undefined)).toBe('unknown');
+    expect(clientSource('')).toBe('unknown');
+    expect(clientSource('not an address')).toBe('unknown');
+  });
+
+  it('is read without the white space around the address', () => {
+    expect(clientSource(' 203.0.113.7\n')).toBe('203.0.113.7');
+    expect(clientSource('\t2001:db8:1:2::1 ')).toBe('2001:db8:1:2::/64');
     expect(clientSource('')).toBe('unknown');
     expect(clientSource('not an address')).toBe('unknown');
   });

@@ -85,6 +85,9 @@ describe('a Digest uri names the whole request target', () => {
       expect(uriMatchesRequest(other, own('/api/books')), other).toBe(false);
     }
     expect(uriMatchesRequest('https://api.example.com/api/books', request('/api/books')), 'origin unknown').toBe(false);
+    // An absolute URI with an empty path names the root (RFC 9110 §4.2.3).
+    expect(uriMatchesRequest('https://api.example.com', own('/'))).toBe(true);
+    expect(uriMatchesRequest('https://api.example.com', own('/api/books'))).toBe(false);
     expect(
       uriMatchesRequest('http://127.0.0.1:3000/api/books', {
         ...request('/api/books'),
