@@ -357,16 +357,21 @@ describe('strangers cannot lock a user out from where the user signed in before'
     expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
   });
 
-  it('a failure from a known address whose sign-in another container forgot meanwhile counts as a stranger’s', async () => {
-    expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
-    const tag = sourceTag(KNOWN);
+  /** Another container forgets every sign-in between this one's read and its write, once. */
+  const forgetSignInsBeforeNextWrite = () => {
     const admit = users.admit.bind(users);
     users.admit = async (username, read, change) => {
       users.admit = admit;
       const stored = users.stored.get(username);
-      users.stored.set(username, { ...(stored as AccountFailures), signedIn: {} }); // forgotten in between
+      users.stored.set(username, { ...(stored as AccountFailures), signedIn: {} });
       return admit(username, read, change);
     };
+  };
+
+  it('a failure from a known address whose sign-in another container forgot meanwhile counts as a stranger’s', async () => {
+    expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
+    const tag = sourceTag(KNOWN);
+    forgetSignInsBeforeNextWrite();
     expect(outcome(await from(KNOWN, 'typo'))).toBe(WRONG);
     const record = users.stored.get('alice');
     expect(record?.knownBucketAt).toBeUndefined();
@@ -377,13 +382,7 @@ describe('strangers cannot lock a user out from where the user signed in before'
   it('the right password from a known address whose sign-in another container forgot meanwhile waits like a stranger’s', async () => {
     expect(outcome(await from(KNOWN, 'right'))).toBe('accepted');
     for (let i = 0; i < 40; i++) await from(`203.0.113.${i + 1}`, `guess-${i}`); // the strangers' bucket is empty
-    const admit = users.admit.bind(users);
-    users.admit = async (username, read, change) => {
-      users.admit = admit;
-      const stored = users.stored.get(username);
-      users.stored.set(username, { ...(stored as AccountFailures), signedIn: {} }); // forgotten in between
-      return admit(username, read, change);
-    };
+    forgetSignInsBeforeNextWrite();
     expect(outcome(await from(KNOWN, 'right'))).toBe(LOCKED);
     expect(users.stored.get('alice')?.signedIn).toEqual({});
     now += 90_000;
