@@ -3,18 +3,21 @@ import { MAX_BOOK_ID } from '../shared/books/limits';
 import { normalizeIsbn } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
 import {
+  authorShardKey,
   BOOK_PARTITION_PREFIX,
   BOOK_RANGE_SIZE,
+  type BookItem,
   bookRangeOf,
   ID_BLOCKS_KEY,
   IDEMPOTENCY_RECORD_PREFIX,
   ISBN_CLAIM_PREFIX,
   isRangeMark,
+  OLDER_AUTHOR_SHARDS,
   rangeMarkKey,
   toBookItem,
 } from '../shared/store/books/book-items';
 import { isOlderLayoutItem } from '../shared/store/books/dynamodb-book-store';
-import { RANGE_MARKS_COMPLETE } from '../shared/store/books/layout-state';
+import { AUTHOR_INDEX_TWO_SHARDS, RANGE_MARKS_COMPLETE } from '../shared/store/books/layout-state';
 import { assertBooksTableLayout } from '../shared/store/books/table-layout';
 
 /**
@@ -37,7 +40,8 @@ export type ViolationKind =
   | 'malformed-item'
   | 'older-layout'
   | 'missing-range-mark'
-  | 'stray-range-mark';
+  | 'stray-range-mark'
+  | 'older-author-keys';
 
 export interface Violation {
   kind: ViolationKind;
@@ -59,6 +63,14 @@ type Item = Record<string, unknown>;
 const isValidId = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_BOOK_ID;
 
+/** The author keys the version before wrote (sixteen shards, no author-and-year key), every other key right. */
+const isOlderAuthorKeys = (item: Item, expected: BookItem) =>
+  item.yearId === undefined &&
+  item.authorKey === expected.authorKey &&
+  item.yearShard === expected.yearShard &&
+  (item.authorShard === expected.authorShard ||
+    item.authorShard === authorShardKey(expected.authorKey, expected.id % OLDER_AUTHOR_SHARDS));
+
 /**
  * Every violation in a table's items:
  * - each book's normalised ISBN is claimed by exactly one claim item, and that claim points back to it;
@@ -68,6 +80,9 @@ const isValidId = (value: unknown): value is number =>
  * - every book's id equals its sort key, sits under its id range's partition key, is unique, and is no
  *   higher than the highest id reserved in blocks; its index keys are the ones its author, year and
  *   id give;
+ * - until the counter says every book has its two-shard author keys, a book may have the keys of the
+ *   version before (sixteen author shards, no author-and-year key): reported once, as
+ *   `older-author-keys`, naming the command that rewrites them; after it, as `stale-index-key`;
  * - once the counter says the end marks are complete, every id range below the high mark's has its
  *   end mark and no other range has one (the list ends where a range has none);
  * - an Idempotency-Key record that has not expired names a book that names it back, and a book
@@ -84,6 +99,7 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
   const live = (expiresAt: unknown) => typeof expiresAt === 'number' && expiresAt > nowSeconds;
   let counter: Item | undefined;
   const marks = new Set<number>();
+  const olderAuthorKeys: number[] = [];
 
   for (const item of items) {
     const { pk, sk } = item;
@@ -104,9 +120,10 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
       }
       const expected = toBookItem({ ...(item as unknown as Book), id: sk }, 1);
       if (pk !== expected.pk) report('wrong-shard', `Book ${sk} is under ${pk}, not ${expected.pk}`);
-      const indexKeys = ['authorKey', 'authorShard', 'yearShard'] as const;
+      const indexKeys = ['authorKey', 'authorShard', 'yearShard', 'yearId'] as const;
       if (indexKeys.some((name) => item[name] !== expected[name])) {
-        report('stale-index-key', `Book ${sk}'s index keys do not match its author, year and id`);
+        if (isOlderAuthorKeys(item, expected)) olderAuthorKeys.push(sk);
+        else report('stale-index-key', `Book ${sk}'s index keys do not match its author, year and id`);
       }
       books.set(sk, item);
     } else if (typeof pk === 'string' && pk.startsWith(ISBN_CLAIM_PREFIX) && sk === 0) {
@@ -118,6 +135,15 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
     } else {
       report('malformed-item', `Unknown item pk=${String(pk)} sk=${String(sk)}`);
     }
+  }
+
+  if (olderAuthorKeys.length > 0) {
+    const [first] = olderAuthorKeys;
+    report(
+      counter?.authorIndex === AUTHOR_INDEX_TWO_SHARDS ? 'stale-index-key' : 'older-author-keys',
+      `${olderAuthorKeys.length} books (the first: ${first}) still have the author keys of the version before ` +
+        '(run npm run data:migrate-layout)',
+    );
   }
 
   const lastId = counter === undefined ? 0 : Number(counter.highMark ?? 0);

@@ -1,5 +1,6 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { completeAuthorKeys } from '../shared/store/books/author-keys';
 import type { BookItem } from '../shared/store/books/book-items';
 import { openOlderLayout } from '../shared/store/books/dynamodb-book-store';
 import { LayoutState, markRangesLayout } from '../shared/store/books/layout-state';
@@ -15,6 +16,8 @@ export interface MigrationReport {
   removed: number;
   /** End marks written for ranges opened before the service wrote them (0 once the table has them all). */
   rangeMarks: number;
+  /** Books given their two-shard author keys and author-and-year key by this run (author-keys.ts). */
+  authorKeys: number;
 }
 
 export interface MigrationOptions {
@@ -35,7 +38,9 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * 2. the counter item is marked: from then on the service reads the range layout only;
  * 3. after `graceMs`, the older items are deleted;
  * 4. every id range below the high mark's gets its end mark, and the counter says so (range-marks.ts):
- *    from then on a list ends where a range has no mark, without reading the counter.
+ *    from then on a list ends where a range has no mark, without reading the counter;
+ * 5. every book gets its two-shard author key and its author-and-year key, and the counter says so
+ *    (author-keys.ts): from then on a page filtered by author, or by author and year, is two Queries.
  * No book is lost (each exists in one layout or both at every moment) or duplicated (a list merging
  * both layouts keeps one of each id; the indexes hold only the copy).
  */
@@ -48,7 +53,7 @@ export const migrateBooksTable = async (
   // The older layout's keys, whatever the mark says; none once this version knows no older layout.
   const older = openOlderLayout({ client, tableName, layout });
   const keys = older.keyQueries().map(({ query }) => query);
-  const report: MigrationReport = { copied: 0, alreadyCopied: 0, removed: 0, rangeMarks: 0 };
+  const report: MigrationReport = { copied: 0, alreadyCopied: 0, removed: 0, rangeMarks: 0, authorKeys: 0 };
   if (!(await layout.refresh({ client, tableName })).migrated) {
     for (const [shard, key] of keys.entries()) {
       for await (const item of olderItems(client, key)) {
@@ -89,6 +94,14 @@ export const migrateBooksTable = async (
     marks.alreadyComplete
       ? `end marks: ${marks.marked} ranges' marks written again (the table had them all)`
       : `end marks: ${marks.marked} ranges marked; lists now end without reading the id blocks`,
+  );
+  const authorKeys = await completeAuthorKeys(client, tableName, { log });
+  report.authorKeys = authorKeys.rewritten;
+  log(
+    `author keys: ${authorKeys.rewritten} of ${authorKeys.read} books rewritten` +
+      (authorKeys.alreadyComplete
+        ? ' (the table had them all; every book checked again)'
+        : '; pages filtered by author now read two keys'),
   );
   return report;
 };

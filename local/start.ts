@@ -127,9 +127,9 @@ const startDatabase = async (options: LocalOptions, log: (line: string) => void)
   return database;
 };
 
-const prepareTables = async (options: LocalOptions, endpoint: string) => {
+const prepareTables = async (options: LocalOptions, endpoint: string, log: (line: string) => void) => {
   try {
-    await ensureTables(createDynamoClient(endpoint), options.tables);
+    await ensureTables(createDynamoClient(endpoint), options.tables, log);
     const userStore = new DynamoUserStore(createDocumentClient(endpoint), options.tables.auth);
     for (const { username, password } of options.users) {
       await userStore.put(userRecord(username, password, options.realm));
@@ -176,7 +176,7 @@ export const startStorage = async (
     }
     const endpoint = options.dynamodbEndpoint ?? (service.database as LocalDatabase).endpoint;
     Object.assign(process.env, toEnvironment({ dynamodbEndpoint: endpoint }));
-    await prepareTables(options, endpoint);
+    await prepareTables(options, endpoint, log);
   } catch (error) {
     await service.stop();
     throw error;

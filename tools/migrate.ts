@@ -12,9 +12,11 @@ Moves the books of a table from the older layout (partition keys BOOK#<id mod 32
 (BOOKS#<id div 64>) while the service keeps answering: each book is copied by one transaction,
 then the table is marked migrated (the service then reads the new layout only), and after a grace
 period the older items are deleted. Last, every id range below the highest id reserved gets its
-end mark (so a list ends without reading the id-blocks item); run it once this version of the
-service is deployed everywhere. Interrupted, run it again: it continues where it stopped and
-never loses or duplicates a book. Run npm run data:check afterwards. Books only: users kept
+end mark (so a list ends without reading the id-blocks item), and every book gets its keys in the
+author-and-year index and its two-shard author key (so a page filtered by author, or by author and
+year, is two queries, not sixteen). Run it once this version of the stack is deployed (the deploy
+adds the index byAuthorYear; the command refuses a table without it). Interrupted, run it again:
+it continues where it stopped and never loses or duplicates a book. Run npm run data:check afterwards. Books only: users kept
 under the earlier layout move with npm run users -- migrate.
 
 Options:
@@ -53,7 +55,7 @@ const main = async () => {
     console.error(`Migrating table "${table}" at ${database.where} ...`);
     const report = await migrateBooksTable(database.client, table, { graceMs: grace * 1000, log: console.error });
     console.log(
-      `${report.copied} books copied, ${report.alreadyCopied} found copied, ${report.removed} older items removed, ${report.rangeMarks} range end marks written`,
+      `${report.copied} books copied, ${report.alreadyCopied} found copied, ${report.removed} older items removed, ${report.rangeMarks} range end marks written, ${report.authorKeys} books given their author keys`,
     );
   } finally {
     await database.close();

@@ -5,9 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { ensureTables } from '../../local/tables';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
-import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY, INDEX_SHARDS } from '../../shared/store/books/book-items';
+import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY, YEAR_SHARDS } from '../../shared/store/books/book-items';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
-import { assertBooksTableLayout } from '../../shared/store/books/table-layout';
+import { assertBooksTableLayout, indexesToAdd } from '../../shared/store/books/table-layout';
 import { TableLayoutError } from '../../shared/store/errors';
 import { BOOKS_TABLE } from '../../shared/store/tables';
 import { newBook } from '../support/books';
@@ -132,7 +132,7 @@ describe('the range layout of the book store', () => {
 
     recorded.sent.length = 0;
     await collect(store.iterate({ year: 1969 }));
-    expect(recorded.sent.filter((command) => command.name === 'QueryCommand')).toHaveLength(INDEX_SHARDS);
+    expect(recorded.sent.filter((command) => command.name === 'QueryCommand')).toHaveLength(YEAR_SHARDS);
   });
 
   it('reads and writes a book straight at its own key: no index, no scan', async () => {
@@ -257,11 +257,35 @@ describe('the books table layout check', () => {
     const reversed = await createTable(
       ['pk', 'sk'],
       [
+        ['byAuthorYear', 'authorShard', 'yearId'],
         ['byYearShard', 'yearShard', 'sk'],
         ['byAuthorShard', 'authorShard', 'sk'],
       ],
     );
     await expect(assertBooksTableLayout(tables.documentClient, reversed)).resolves.toBeUndefined();
+  });
+
+  it('refuses a table of the version before (no author-and-year index), naming the deployment and the command', async () => {
+    const name = await createTable(
+      ['pk', 'sk'],
+      [
+        ['byAuthorShard', 'authorShard', 'sk'],
+        ['byYearShard', 'yearShard', 'sk'],
+      ],
+    );
+    expect((await indexesToAdd(tables.documentClient, name)).map((index) => index.indexName)).toStrictEqual([
+      'byAuthorYear',
+    ]);
+    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
+      new TableLayoutError(
+        `Table ${name} lacks the index byAuthorYear that this version reads: deploy this version of the stack ` +
+          'first (cdk deploy adds it; locally, npm start does), then run npm run data:migrate-layout to give ' +
+          'existing books its keys.',
+      ),
+    );
+    // Another table missing it is no table of the version before: nothing to add, the general refusal.
+    const other = await createTable(['pk', 'sk'], [['byAuthorShard', 'authorShard', 'sk']]);
+    expect(await indexesToAdd(tables.documentClient, other)).toStrictEqual([]);
   });
 
   it('accepts the indexes in either order in DynamoDB’s answer, which documents no order', async () => {
@@ -289,7 +313,7 @@ describe('the books table layout check', () => {
     await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
       new TableLayoutError(
         `Table ${name} is not laid out as this version of the service reads it (it has no indexes; ` +
-          'expected byAuthorShard and byYearShard). It may hold books in the older single-partition layout: ' +
+          'expected byAuthorShard, byYearShard, and byAuthorYear). It may hold books in the older single-partition layout: ' +
           'use a new table (locally, stop npm start and remove the data folder, .data by default) and load the books again.',
       ),
     );
@@ -304,7 +328,7 @@ describe('the books table layout check', () => {
       ],
     );
     await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
-      '(it has byAuthorShard(authorShard,sk), byYear(yearShard,); expected byAuthorShard and byYearShard)',
+      '(it has byAuthorShard(authorShard,sk), byYear(yearShard,); expected byAuthorShard, byYearShard, and byAuthorYear)',
     );
   });
 

@@ -13,15 +13,17 @@ import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { ListOptions } from '../../shared/books/ports';
 import type { BookFilter, BookPatch } from '../../shared/books/types';
 import {
+  AUTHOR_SHARDS,
   BOOK_PROJECTION,
   BOOK_RANGE_SIZE,
+  BY_AUTHOR_YEAR_INDEX,
   ID_BLOCKS_KEY,
-  INDEX_SHARDS,
   idempotencyRecordKey,
   LIST_MERGE_BUDGET_BYTES,
   MAX_BOOK_ITEM_BYTES,
   streamPageItems,
   toBookItem,
+  YEAR_SHARDS,
 } from '../../shared/store/books/book-items';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { IdBlockAllocator } from '../../shared/store/books/id-blocks';
@@ -202,6 +204,10 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (Dynoxid
     expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([3])); // one range holds them
     recorded.sent.length = 0;
     await list({ author: 'edge author' }, { limit: 100 });
+    // Two author keys: each asked for the whole page, so a page is two Queries however the matches fall.
+    expect(queries().map((command) => command.input.Limit)).toStrictEqual([100, 100]);
+    recorded.sent.length = 0;
+    await list({ year: 1990 }, { limit: 100 });
     expect(new Set(queries().map((command) => command.input.Limit))).toStrictEqual(new Set([8])); // ⌈100/16⌉ + 1
     recorded.sent.length = 0;
     await list({ year: 1990 }, { limit: 1 });
@@ -221,10 +227,17 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (Dynoxid
     expect(startKeys()).toContainEqual({ pk: 'BOOKS#0', sk: 2 });
     recorded.sent.length = 0;
     expect(await list({ author: 'EDGE AUTHOR' }, { after: 4 })).toStrictEqual([5, 6]);
+    expect(startKeys()).toStrictEqual([
+      { pk: 'BOOKS#0', sk: 4, authorShard: '0#edge author' },
+      { pk: 'BOOKS#0', sk: 4, authorShard: '1#edge author' },
+    ]);
+    recorded.sent.length = 0;
+    expect(await list({ author: 'EDGE AUTHOR', year: 1990 }, { after: 4 })).toStrictEqual([5, 6]);
     expect(startKeys()).toContainEqual({
       pk: 'BOOKS#0',
       sk: 4,
-      authorShard: '15#edge author',
+      authorShard: '1#edge author',
+      yearId: '0000000000001990#0000000000000004',
     });
     recorded.sent.length = 0;
     expect(await list({ year: 1990 }, { after: 5 })).toStrictEqual([6]);
@@ -252,7 +265,7 @@ describe('DynamoBookStore: what it sends, and the invariants it reports (Dynoxid
     expect(await list({ author: 'é'.repeat(1024) })).toStrictEqual([]);
     expect(queries()).toHaveLength(0);
     expect(await list({ author: 'a'.repeat(2046) })).toStrictEqual([]); // 2048 bytes: asked, found nothing
-    expect(queries()).toHaveLength(16);
+    expect(queries()).toHaveLength(2);
   });
 
   it('a create whose id is taken by an item written behind its back is a StoreInvariantError, not a duplicate', async () => {
@@ -422,7 +435,7 @@ describe('DynamoBookStore when another writer gets in between its read and its w
 describe('DynamoBookStore: one key holding more than its share of a page (Dynoxide)', () => {
   let recorded: ReturnType<typeof createRecordingDocumentClient>;
   let store: DynamoBookStore;
-  /** The ids of the books by "Lopsided": the four of 64 whose id falls in index shard 0. */
+  /** The four of 64 books whose id falls in year shard 0: by "Lopsided", of 1800 and 1801 in turn, and of year 1066. */
   let lopsided: number[];
 
   beforeAll(async () => {
@@ -430,7 +443,7 @@ describe('DynamoBookStore: one key holding more than its share of a page (Dynoxi
     recorded = createRecordingDocumentClient(own.endpoint);
     store = new DynamoBookStore(recorded.client, own.names.books);
     const created = await Promise.all(Array.from({ length: 64 }, (_, i) => store.create(newBook(`lop-${i}`))));
-    lopsided = created.map((each) => each.book.id).filter((id) => id % INDEX_SHARDS === 0);
+    lopsided = created.map((each) => each.book.id).filter((id) => id % YEAR_SHARDS === 0);
     for (const [n, id] of lopsided.entries()) {
       await store.update(id, { author: 'Lopsided', publicationYear: n % 2 ? 1801 : 1800, updatedAt: 'u' });
     }
@@ -440,23 +453,47 @@ describe('DynamoBookStore: one key holding more than its share of a page (Dynoxi
     for await (const found of store.iterate(filter, options)) ids.push(found.id);
     return ids;
   };
+  const queriesOf = (placeholder: string, value: string) =>
+    recorded.sent.filter(
+      (command) =>
+        command.name === 'QueryCommand' && plain(command.input.ExpressionAttributeValues)?.[placeholder] === value,
+    );
 
-  it('reads that key’s next pages when the merge needs more of its books', async () => {
-    expect(lopsided).toHaveLength(4);
+  it('over two author keys, asks each for the whole page: a page is two Queries however the matches fall', async () => {
+    // Every book by Lopsided has an even id, so all are under author key 0.
+    expect(lopsided.every((id) => id % AUTHOR_SHARDS === 0)).toBe(true);
     recorded.sent.length = 0;
     expect(await list({ author: 'lopsided' }, { limit: 4 })).toStrictEqual(lopsided);
-    const shardZero = recorded.sent.filter(
-      (command) =>
-        command.name === 'QueryCommand' && plain(command.input.ExpressionAttributeValues)?.[':author'] === '0#lopsided',
-    );
-    expect(shardZero.map((command) => command.input.Limit)).toStrictEqual([2, 2]); // ⌈4/16⌉ + 1 each
-    expect(plain(shardZero[1]?.input.ExclusiveStartKey)).toMatchObject({ sk: lopsided[1] });
+    expect(recorded.sent.filter((command) => command.name === 'QueryCommand')).toHaveLength(AUTHOR_SHARDS);
+    expect(queriesOf(':author', '0#lopsided').map((command) => command.input.Limit)).toStrictEqual([4]);
   });
 
-  it('an author and a year together: the author’s index, filtered by year', async () => {
+  it('over sixteen year keys, asks each for its share and reads that key’s next page when the merge needs it', async () => {
+    for (const id of lopsided) await store.update(id, { publicationYear: 1066, updatedAt: 'u' });
+    try {
+      recorded.sent.length = 0;
+      expect(await list({ year: 1066 }, { limit: 4 })).toStrictEqual(lopsided);
+      const shardZero = queriesOf(':year', '0#1066');
+      expect(shardZero.map((command) => command.input.Limit)).toStrictEqual([2, 2]); // ⌈4/16⌉ + 1 each
+      expect(plain(shardZero[1]?.input.ExclusiveStartKey)).toMatchObject({ sk: lopsided[1] });
+    } finally {
+      for (const [n, id] of lopsided.entries())
+        await store.update(id, { publicationYear: n % 2 ? 1801 : 1800, updatedAt: 'u' });
+    }
+  });
+
+  it('an author and a year together: that year’s part of the author’s two keys, every item read a match', async () => {
+    recorded.sent.length = 0;
     expect(await list({ author: 'LOPSIDED', year: 1800 })).toStrictEqual([lopsided[0], lopsided[2]]);
+    const queries = recorded.sent.filter((command) => command.name === 'QueryCommand');
+    expect(queries.map((command) => command.input.IndexName)).toStrictEqual([
+      BY_AUTHOR_YEAR_INDEX,
+      BY_AUTHOR_YEAR_INDEX,
+    ]);
+    expect(queries.every((command) => command.input.FilterExpression === undefined)).toBe(true);
     expect(await list({ author: 'LOPSIDED', year: 1801 })).toStrictEqual([lopsided[1], lopsided[3]]);
     expect(await list({ author: 'LOPSIDED', year: 2000 })).toStrictEqual([]);
+    expect(await list({ author: 'LOPSIDED', year: 1800 }, { after: lopsided[0] })).toStrictEqual([lopsided[2]]);
   });
 });
 
@@ -489,7 +526,7 @@ describe('DynamoBookStore: a whole list, streamed (Dynoxide)', () => {
       Number.MAX_SAFE_INTEGER,
     );
     expect(Buffer.byteLength(JSON.stringify(longest))).toBeLessThanOrEqual(MAX_BOOK_ITEM_BYTES);
-    for (const keys of [1, INDEX_SHARDS, 33, 64]) {
+    for (const keys of [1, AUTHOR_SHARDS, YEAR_SHARDS, 33, 64]) {
       expect(2 * keys * streamPageItems(keys) * MAX_BOOK_ITEM_BYTES).toBeLessThanOrEqual(LIST_MERGE_BUDGET_BYTES);
       expect(2 * keys * (streamPageItems(keys) + 1) * MAX_BOOK_ITEM_BYTES).toBeGreaterThan(LIST_MERGE_BUDGET_BYTES);
     }

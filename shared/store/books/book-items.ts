@@ -12,13 +12,20 @@ import { BOOK_FIELDS, type Book } from '../../books/types';
  * Books live in fixed id ranges: `BOOKS#<floor(id / BOOK_RANGE_SIZE)>`, sort key id. Neighbours in
  * id order share a key, so a page of the list is one Query (two at a range boundary); ids stay dense
  * and busy containers write to ranges of their own because each container sizes its id reservation
- * to its own create rate (id-blocks.ts). The two filter indexes spread each author and each year
- * over INDEX_SHARDS keys by id, so a bulk import of one year's books is not one hot index partition.
- * The key follows from the id alone: GET, PUT, PATCH and DELETE go straight to the book's key.
- * docs/data-model.md has the arithmetic behind the sizes.
+ * to its own create rate (id-blocks.ts). The filter indexes spread their keys by id, so a bulk
+ * import of one author's or one year's books is not one hot index partition: each author over
+ * AUTHOR_SHARDS keys (two, so a page filtered by author, or by author and year, is two Queries),
+ * each year over YEAR_SHARDS. The key follows from the id alone: GET, PUT, PATCH and DELETE go
+ * straight to the book's key. docs/data-model.md has the arithmetic behind the sizes.
  */
 export const BOOK_RANGE_SIZE = 64;
-export const INDEX_SHARDS = 16;
+export const AUTHOR_SHARDS = 2;
+export const YEAR_SHARDS = 16;
+/**
+ * The author keys' spread before the author-and-year index: a table whose books have not all been
+ * given their two-shard keys (LayoutState.authorPairs) is read over this many, which include the two.
+ */
+export const OLDER_AUTHOR_SHARDS = 16;
 
 /** Never a prefix of the older layout's `BOOK#<id mod 32>` keys (legacy-layout.ts), which may share the table while it migrates. */
 export const BOOK_PARTITION_PREFIX = 'BOOKS#';
@@ -30,17 +37,24 @@ export const IDEMPOTENCY_RECORD_PREFIX = 'IDEMPOTENCY#';
 export const EXPIRES_AT_ATTRIBUTE = 'expiresAt';
 
 export const BY_AUTHOR_INDEX = 'byAuthorShard';
+/** The author's keys again, sorted by year then id: a page filtered by author and year reads only its matches. */
+export const BY_AUTHOR_YEAR_INDEX = 'byAuthorYear';
 export const BY_YEAR_INDEX = 'byYearShard';
 
 /** DynamoDB's limit on a partition key value (index keys included), in UTF-8 bytes. */
 export const MAX_PARTITION_KEY_BYTES = 2048;
 
+/** Digits of a year and of an id in the author-and-year sort key: both are safe integers, at most 16 digits. */
+const YEAR_ID_DIGITS = 16;
+
 /**
  * The largest a book item can be: every character of title, author (stored three times: as given,
  * as the index key, inside the index's shard key) and ISBN (twice) at 3 UTF-8 bytes (a surrogate
- * pair is 4 bytes for 2 characters), plus 512 bytes for attribute names, numbers and timestamps.
+ * pair is 4 bytes for 2 characters), plus 512 bytes for attribute names, numbers and timestamps,
+ * and the author-and-year sort key.
  */
-export const MAX_BOOK_ITEM_BYTES = 3 * (MAX_TITLE_LENGTH + 3 * MAX_AUTHOR_LENGTH + 2 * MAX_ISBN_LENGTH) + 512;
+export const MAX_BOOK_ITEM_BYTES =
+  3 * (MAX_TITLE_LENGTH + 3 * MAX_AUTHOR_LENGTH + 2 * MAX_ISBN_LENGTH) + 512 + 'yearId'.length + 2 * YEAR_ID_DIGITS + 1;
 
 /**
  * What a whole-list merge may hold of item data at once, however many keys it spans: each key has
@@ -56,7 +70,8 @@ export const streamPageItems = (keys: number): number =>
   Math.max(1, Math.floor(LIST_MERGE_BUDGET_BYTES / (PAGES_HELD_PER_KEY * keys * MAX_BOOK_ITEM_BYTES)));
 
 export const bookRangeOf = (id: number) => Math.floor(id / BOOK_RANGE_SIZE);
-export const indexShardOf = (id: number) => id % INDEX_SHARDS;
+export const authorShardOf = (id: number) => id % AUTHOR_SHARDS;
+export const yearShardOf = (id: number) => id % YEAR_SHARDS;
 export const bookPartition = (range: number) => `${BOOK_PARTITION_PREFIX}${range}`;
 export const bookKey = (id: number) => ({ pk: bookPartition(bookRangeOf(id)), sk: id });
 
@@ -75,6 +90,14 @@ export const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${norm
 /** Shard first: the author key is free text, the shard a number, so the two cannot run together. */
 export const authorShardKey = (authorKey: string, shard: number) => `${shard}#${authorKey}`;
 export const yearShardKey = (year: number, shard: number) => `${shard}#${year}`;
+/**
+ * The author-and-year index's sort key: year, then id, each zero-padded to the same width, so the
+ * string order is year order, then id order, and one author's books of one year share a prefix
+ * (yearIdPrefix). A string because year · 10^16 + id would not fit a JavaScript number exactly.
+ */
+export const yearIdKey = (year: number, id: number) => `${yearIdPrefix(year)}${padded(id)}`;
+export const yearIdPrefix = (year: number) => `${padded(year)}#`;
+const padded = (value: number) => String(value).padStart(YEAR_ID_DIGITS, '0');
 
 export const shards = (count: number) => Array.from({ length: count }, (_, shard) => shard);
 
@@ -89,6 +112,7 @@ export interface BookItem extends Book {
   authorKey: string;
   authorShard: string;
   yearShard: string;
+  yearId: string;
   isbnKey: string;
   version: number;
   idempotencyRecord?: string;
@@ -127,14 +151,15 @@ export const changedAttributes = (id: number, change: BookChange): Record<string
     Object.assign(attributes, {
       author: change.author,
       authorKey,
-      authorShard: authorShardKey(authorKey, indexShardOf(id)),
+      authorShard: authorShardKey(authorKey, authorShardOf(id)),
     });
   }
   if (change.isbn !== undefined) Object.assign(attributes, { isbn: change.isbn, isbnKey: normalizeIsbn(change.isbn) });
   if (change.publicationYear !== undefined) {
     Object.assign(attributes, {
       publicationYear: change.publicationYear,
-      yearShard: yearShardKey(change.publicationYear, indexShardOf(id)),
+      yearShard: yearShardKey(change.publicationYear, yearShardOf(id)),
+      yearId: yearIdKey(change.publicationYear, id),
     });
   }
   attributes.updatedAt = change.updatedAt;
@@ -148,8 +173,9 @@ export const toBookItem = (book: Book, version: number): BookItem => {
     ...book,
     ...bookKey(book.id),
     authorKey,
-    authorShard: authorShardKey(authorKey, indexShardOf(book.id)),
-    yearShard: yearShardKey(book.publicationYear, indexShardOf(book.id)),
+    authorShard: authorShardKey(authorKey, authorShardOf(book.id)),
+    yearShard: yearShardKey(book.publicationYear, yearShardOf(book.id)),
+    yearId: yearIdKey(book.publicationYear, book.id),
     isbnKey: normalizeIsbn(book.isbn),
     version,
   };

@@ -20,6 +20,8 @@ import { mergeAscending } from './sorted-merge';
 /** Index shards and id ranges a count reads at once (see countBooks). */
 const COUNT_KEYS_AT_ONCE = 4;
 const RANGES_AT_ONCE = 16;
+/** How often a container that has not seen the author keys' mark reads the id-blocks item again for it. */
+const AUTHOR_PAIRS_RECHECK_MS = 60_000;
 
 /** Strongly consistent, straight to the book's own key; a miss asks the older layout (older-layout.ts). */
 export const readBookItem = async (context: BookStoreContext, id: number): Promise<BookItem | undefined> => {
@@ -31,9 +33,10 @@ export const readBookItem = async (context: BookStoreContext, id: number): Promi
 
 /**
  * The matching books in ascending id order. Unfiltered: a walk of the id ranges (range-walk.ts).
- * Filtered: one Query per index shard of the author or year, merged by id; with `limit`, each
- * asks for about its share of the page and reads its next page only when the merge has taken its
- * last book. Without a limit (a whole list, streamed), each key reads pages one ahead of the merge,
+ * Filtered: one Query per index key of the author or year (filterQueries), merged by id; with
+ * `limit`, each of two keys asks for the whole page (so a page is two calls, however the matches
+ * fall), each of more keys about its share, reading its next page only when the merge has taken
+ * its last book. Without a limit (a whole list, streamed), each key reads pages one ahead of the merge,
  * sized so that memory stays within LIST_MERGE_BUDGET_BYTES whatever the catalogue's size. A caller
  * that stops reads no further. While the older layout remains, its shards join the merge; a book
  * copied meanwhile comes once (the current layout's item first).
@@ -48,8 +51,25 @@ export const iterateBooks = (
   const books =
     filter.author === undefined && filter.year === undefined
       ? unfilteredBooks(context, options)
-      : mergeKeys(context, indexQueries(context, filter), options, []);
+      : filteredBooks(context, filter, options);
   return take(onceEach(books), options.limit);
+};
+
+async function* filteredBooks(context: BookStoreContext, filter: BookFilter, options: ListOptions) {
+  yield* mergeKeys(context, await filterQueries(context, filter), options, []);
+}
+
+/**
+ * The index Queries of a filter. A filter by author needs to know whether every book has its
+ * two-shard keys (the id-blocks item's mark): a container that has not read that item reads it
+ * once, and again at most once a minute until it sees the mark, which never reverts.
+ */
+const filterQueries = async (context: BookStoreContext, filter: BookFilter): Promise<KeyQuery[]> => {
+  const { layout } = context;
+  if (filter.author !== undefined && layout.shouldLookForAuthorPairs(Date.now(), AUTHOR_PAIRS_RECHECK_MS)) {
+    await layout.refresh(context);
+  }
+  return indexQueries(context, filter, { authorPairs: layout.authorPairs });
 };
 
 async function* unfilteredBooks(context: BookStoreContext, options: ListOptions): AsyncGenerator<Book> {
@@ -80,7 +100,10 @@ const mergeKeys = (
   const reading =
     options.limit === undefined
       ? { pageSize: streamPageItems(keys), readAhead: true }
-      : { pageSize: Math.min(options.limit, Math.ceil(options.limit / keys) + 1), readAhead: false };
+      : {
+          pageSize: keys <= 2 ? options.limit : Math.min(options.limit, Math.ceil(options.limit / keys) + 1),
+          readAhead: false,
+        };
   const pages = queries.map(({ query, startKey }) =>
     queryPages(context, query, options.after === undefined ? undefined : startKey(options.after), reading),
   );
@@ -89,7 +112,7 @@ const mergeKeys = (
 
 /**
  * The matches counted with `Select: COUNT`, over the same keys as `iterateBooks` (every id range up
- * to the id-blocks item's high mark, or the filter's index shards): DynamoDB returns only the number of
+ * to the id-blocks item's high mark, or the filter's index keys): DynamoDB returns only the number of
  * items of each page (up to 1 MB read per call), so nothing is held but the running total. Ranges
  * are small (BOOK_RANGE_SIZE books) and many, so RANGES_AT_ONCE are counted at a time; index shards
  * are few and large, COUNT_KEYS_AT_ONCE at a time. Counting stops at the next page once the total
@@ -113,7 +136,9 @@ export const countBooks = async (context: BookStoreContext, filter: BookFilter, 
     } while (startKey && total < upTo);
   };
   const filtered = filter.author !== undefined || filter.year !== undefined;
-  const queries = filtered ? indexQueries(context, filter).map(({ query }) => query) : await countedRanges(context);
+  const queries = filtered
+    ? (await filterQueries(context, filter)).map(({ query }) => query)
+    : await countedRanges(context);
   let next = 0;
   const worker = async () => {
     while (next < queries.length && total < upTo) await countKey(queries[next++] as QueryCommandInput);

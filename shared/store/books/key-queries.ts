@@ -4,14 +4,19 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { normalizeAuthor } from '../../books/normalize';
 import type { Book, BookFilter } from '../../books/types';
 import {
+  AUTHOR_SHARDS,
   authorShardKey,
   BOOK_PROJECTION,
   BY_AUTHOR_INDEX,
+  BY_AUTHOR_YEAR_INDEX,
   BY_YEAR_INDEX,
   bookFromAttributes,
   bookKey,
-  INDEX_SHARDS,
+  OLDER_AUTHOR_SHARDS,
   shards,
+  YEAR_SHARDS,
+  yearIdKey,
+  yearIdPrefix,
   yearShardKey,
 } from './book-items';
 
@@ -28,15 +33,40 @@ export const attributeValueForm = (query: QueryCommandInput) => ({
 });
 
 /**
- * A Query per index shard a filter spans (author, year or both), each with the key it resumes after
- * for a cursor's id: the table's key plus the index's key, which follow from the filter and the id.
- * So a cursor need carry only the id, and the book need not exist any more.
+ * A Query per index key a filter spans, each with the key it resumes after for a cursor's id: the
+ * table's key plus the index's key, which follow from the filter and the id. So a cursor need carry
+ * only the id, and the book need not exist any more.
+ * - author (`authorPairs`: every book has its two-shard keys): the author's AUTHOR_SHARDS keys;
+ * - author and year (`authorPairs`): the same keys in the author-and-year index, only that year's
+ *   part of each (its sort key's prefix), so every item read is a match;
+ * - either, before the mark: the OLDER_AUTHOR_SHARDS keys the author was spread over (they include
+ *   the two-shard keys, so books written meanwhile are found too), the year as a filter;
+ * - year alone: its YEAR_SHARDS keys.
  */
-export const indexQueries = ({ tableName }: { tableName: string }, { author, year }: BookFilter): KeyQuery[] => {
+export const indexQueries = (
+  { tableName }: { tableName: string },
+  { author, year }: BookFilter,
+  { authorPairs }: { authorPairs: boolean },
+): KeyQuery[] => {
   const base = { TableName: tableName, ScanIndexForward: true };
   if (author !== undefined) {
     const authorKey = normalizeAuthor(author);
-    return shards(INDEX_SHARDS).map((shard) => ({
+    if (authorPairs && year !== undefined) {
+      return shards(AUTHOR_SHARDS).map((shard) => ({
+        query: {
+          ...base,
+          IndexName: BY_AUTHOR_YEAR_INDEX,
+          KeyConditionExpression: 'authorShard = :author AND begins_with(yearId, :year)',
+          ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard), ':year': yearIdPrefix(year) },
+        },
+        startKey: (after: number) => ({
+          ...bookKey(after),
+          authorShard: authorShardKey(authorKey, shard),
+          yearId: yearIdKey(year, after),
+        }),
+      }));
+    }
+    return shards(authorPairs ? AUTHOR_SHARDS : OLDER_AUTHOR_SHARDS).map((shard) => ({
       query: {
         ...base,
         IndexName: BY_AUTHOR_INDEX,
@@ -51,7 +81,7 @@ export const indexQueries = ({ tableName }: { tableName: string }, { author, yea
       startKey: (after: number) => ({ ...bookKey(after), authorShard: authorShardKey(authorKey, shard) }),
     }));
   }
-  return shards(INDEX_SHARDS).map((shard) => ({
+  return shards(YEAR_SHARDS).map((shard) => ({
     query: {
       ...base,
       IndexName: BY_YEAR_INDEX,

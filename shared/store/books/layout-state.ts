@@ -23,6 +23,13 @@ export const markRangesLayout = (tableName: string) =>
 export const RANGE_MARKS_COMPLETE = 'complete';
 
 /**
+ * The counter item's mark (attribute `authorIndex`) that every book has its two-shard author key and
+ * its author-and-year key (book-items.ts): from then on a filter by author reads two keys, not
+ * OLDER_AUTHOR_SHARDS, and a filter by author and year reads the author-and-year index.
+ */
+export const AUTHOR_INDEX_TWO_SHARDS = 'two-shards';
+
+/**
  * The counter item of a table that has just been created: no book was ever in the older layout, and
  * no range has been opened, so every range that will be opened gets its end mark from the start.
  */
@@ -30,10 +37,15 @@ export const markNewBooksTable = (tableName: string) =>
   new UpdateCommand({
     TableName: tableName,
     Key: ID_BLOCKS_KEY,
-    UpdateExpression: 'SET #layout = :ranges, rangeMarks = if_not_exists(rangeMarks, :complete)',
+    UpdateExpression:
+      'SET #layout = :ranges, rangeMarks = if_not_exists(rangeMarks, :complete), authorIndex = if_not_exists(authorIndex, :twoShards)',
     ConditionExpression: 'attribute_not_exists(highMark)',
     ExpressionAttributeNames: { '#layout': 'layout' },
-    ExpressionAttributeValues: { ':ranges': RANGES_LAYOUT, ':complete': RANGE_MARKS_COMPLETE },
+    ExpressionAttributeValues: {
+      ':ranges': RANGES_LAYOUT,
+      ':complete': RANGE_MARKS_COMPLETE,
+      ':twoShards': AUTHOR_INDEX_TWO_SHARDS,
+    },
     ReturnValues: 'ALL_NEW',
   });
 
@@ -43,6 +55,8 @@ export interface IdBlocksState {
   migrated: boolean;
   /** Every opened range's end mark exists, so a range read to its end without one is the last. */
   rangeMarks: boolean;
+  /** Every book has its two-shard author keys (AUTHOR_INDEX_TWO_SHARDS). */
+  authorPairs: boolean;
   /** The counter item as this read or write returned it (its other attributes: the list's verdict). */
   item?: Record<string, unknown> | undefined;
 }
@@ -58,6 +72,9 @@ export class LayoutState {
   private counterSeen = false;
   private migratedSeen = false;
   private rangeMarksSeen = false;
+  private authorPairsSeen = false;
+  /** When this container last read the id-blocks item (epoch ms), for marks still to come. */
+  private readAt = Number.NEGATIVE_INFINITY;
 
   get knownHighMark(): number {
     return this.highMark;
@@ -84,13 +101,37 @@ export class LayoutState {
     return this.rangeMarksSeen;
   }
 
+  /** True once this container has seen that every book has its two-shard author keys (the mark never reverts). */
+  get authorPairs(): boolean {
+    return this.authorPairsSeen;
+  }
+
+  /**
+   * Whether a filtered read should read the id-blocks item first to learn the author keys' mark: when
+   * this container has never read it, or has not seen the mark and last read it over `maxAgeMs` ago
+   * (a migration may have set it since). Once seen, never again.
+   */
+  shouldLookForAuthorPairs(now: number, maxAgeMs: number): boolean {
+    return !this.authorPairsSeen && (!this.counterSeen || now - this.readAt > maxAgeMs);
+  }
+
   learn(attributes: Record<string, unknown> | undefined): IdBlocksState {
-    if (attributes?.layout !== undefined || attributes?.rangeMarks !== undefined) this.counterSeen = true;
+    if (attributes?.layout !== undefined || attributes?.rangeMarks !== undefined) {
+      this.counterSeen = true;
+      this.readAt = Date.now();
+    }
     const highMark = Number(attributes?.highMark ?? 0);
     if (Number.isSafeInteger(highMark) && highMark > this.highMark) this.highMark = highMark;
     if (attributes?.layout === RANGES_LAYOUT) this.migratedSeen = true;
     if (attributes?.rangeMarks === RANGE_MARKS_COMPLETE) this.rangeMarksSeen = true;
-    return { highMark: this.highMark, migrated: this.migratedSeen, rangeMarks: this.rangeMarksSeen, item: attributes };
+    if (attributes?.authorIndex === AUTHOR_INDEX_TWO_SHARDS) this.authorPairsSeen = true;
+    return {
+      highMark: this.highMark,
+      migrated: this.migratedSeen,
+      rangeMarks: this.rangeMarksSeen,
+      authorPairs: this.authorPairsSeen,
+      item: attributes,
+    };
   }
 
   /** One strongly consistent read of the id-blocks item: books created before it have ids up to its high mark. */
@@ -99,6 +140,7 @@ export class LayoutState {
       new GetCommand({ TableName: tableName, Key: ID_BLOCKS_KEY, ConsistentRead: true }),
     );
     this.counterSeen = true;
+    this.readAt = Date.now();
     return this.learn(Item);
   }
 }
