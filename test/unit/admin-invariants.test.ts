@@ -161,7 +161,7 @@ describe('findViolations', () => {
     ]);
   });
 
-  it.each(['authorKey', 'authorShard', 'yearShard'])(
+  it.each(['authorKey', 'authorShard', 'yearShard', 'yearId'])(
     'stale-index-key: a book whose %s does not follow from its author, year and id',
     (name) => {
       const items = [{ ...bookItem(3), [name]: 'stale' }, claim('978-3', 3), idBlocks(100)];
@@ -278,5 +278,37 @@ describe('findViolations: range end marks', () => {
   it('reports a mark away from its range’s end as malformed', () => {
     const report = findViolations([...books([1]), complete(10), { ...rangeMarkItem(0), sk: 5 }]);
     expect(report.violations.map((violation) => violation.kind)).toStrictEqual(['malformed-item']);
+  });
+});
+
+describe('findViolations: author keys of the version before the author-and-year index', () => {
+  /** As that version wrote a book: the author over sixteen shards, no author-and-year key. */
+  const olderItem = (id: number) => {
+    const { yearId: _, ...item } = bookItem(id);
+    return { ...item, authorShard: `${id % 16}#ursula k. le guin` };
+  };
+  const books = (ids: number[]) => ids.flatMap((id) => [olderItem(id), claim(`978-${id}`, id)]);
+
+  it('counts them in one finding naming the command, until the id-blocks item says every book has its keys', () => {
+    // Book 2's older author key is also its two-shard key (2 mod 16 = 2 mod 2 = 0): only the year key is missing.
+    expect(findViolations([...books([2, 3, 5]), idBlocks(100)]).violations).toStrictEqual([
+      {
+        kind: 'older-author-keys',
+        message:
+          '3 books (the first: 2) still have the author keys of the version before (run npm run data:migrate-layout)',
+      },
+    ]);
+  });
+
+  it('reports them as stale once the mark says none is left (a rollback wrote them)', () => {
+    const marked = { ...idBlocks(100), authorIndex: 'two-shards' };
+    expect(findViolations([...books([3]), marked]).violations.map((violation) => violation.kind)).toStrictEqual([
+      'stale-index-key',
+    ]);
+  });
+
+  it('an author key of neither layout is stale, mark or no mark', () => {
+    const items = [{ ...olderItem(3), authorShard: '7#ursula k. le guin' }, claim('978-3', 3), idBlocks(100)];
+    expect(findViolations(items).violations.map((violation) => violation.kind)).toStrictEqual(['stale-index-key']);
   });
 });

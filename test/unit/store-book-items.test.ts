@@ -1,7 +1,15 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Book } from '../../shared/books/types';
-import { BOOK_PROJECTION, bookFromAttributes, toBook, toBookItem } from '../../shared/store/books/book-items';
+import {
+  BOOK_PROJECTION,
+  bookFromAttributes,
+  changedAttributes,
+  toBook,
+  toBookItem,
+  yearIdKey,
+  yearIdPrefix,
+} from '../../shared/store/books/book-items';
 import { STAMP } from '../support/books';
 
 const book: Book = {
@@ -38,5 +46,34 @@ describe('a listed book, read in DynamoDB’s attribute-value form', () => {
     const read = bookFromAttributes(projected(item));
     expect(read).toStrictEqual(book);
     expect(JSON.stringify(read)).toBe(JSON.stringify(toBook(item)));
+  });
+});
+
+describe('the author-and-year sort key', () => {
+  it('sorts by year, then by id, as strings, over the whole range of safe integers', () => {
+    const keys = [
+      [1000, 1],
+      [1000, 2],
+      [1000, 10],
+      [1999, 1],
+      [2000, 9],
+      [2000, Number.MAX_SAFE_INTEGER],
+      [Number.MAX_SAFE_INTEGER, 1],
+    ].map(([year, id]) => yearIdKey(year as number, id as number));
+    expect([...keys].sort()).toStrictEqual(keys);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('gives one year’s books one prefix, which no other year’s key starts with', () => {
+    expect(yearIdKey(1969, 42)).toBe('0000000000001969#0000000000000042');
+    expect(yearIdKey(1969, 42).startsWith(yearIdPrefix(1969))).toBe(true);
+    expect(yearIdKey(19690, 42).startsWith(yearIdPrefix(1969))).toBe(false);
+  });
+
+  it('is written with the book, and with a change of the year alone, from the year and the id', () => {
+    expect(toBookItem({ ...book, id: 7, publicationYear: 1851 }, 1).yearId).toBe(yearIdKey(1851, 7));
+    expect(changedAttributes(7, { publicationYear: 1852, updatedAt: 'u' }).yearId).toBe(yearIdKey(1852, 7));
+    expect(changedAttributes(7, { author: 'Someone', updatedAt: 'u' })).toMatchObject({ authorShard: '1#someone' });
+    expect(changedAttributes(7, { title: 'T', updatedAt: 'u' })).not.toHaveProperty('yearId');
   });
 });

@@ -58,7 +58,10 @@ export const hasExpectedAuthorKeys = (item: BookItem): boolean => {
 export const completeAuthorKeys = async (
   client: DynamoDBDocumentClient,
   tableName: string,
-  { log = () => undefined }: { log?: (line: string) => void } = {},
+  {
+    log = () => undefined,
+    rangesPerStep = RANGES_PER_STEP,
+  }: { log?: (line: string) => void; /** Ranges between two resume points. */ rangesPerStep?: number } = {},
 ): Promise<AuthorKeysReport> => {
   const layout = new LayoutState();
   const { item: counter, authorPairs: alreadyComplete } = await layout.refresh({ client, tableName });
@@ -70,8 +73,8 @@ export const completeAuthorKeys = async (
     const { highMark } = await layout.refresh({ client, tableName });
     const last = highMark > 0 ? bookRangeOf(highMark) : -1;
     if (last < from) break;
-    for (let step = from; step <= last; step += RANGES_PER_STEP) {
-      const end = Math.min(last + 1, step + RANGES_PER_STEP);
+    for (let step = from; step <= last; step += rangesPerStep) {
+      const end = Math.min(last + 1, step + rangesPerStep);
       await forEachRange(step, end, (range) => rewriteRange(client, tableName, range, report));
       await client
         .send(
