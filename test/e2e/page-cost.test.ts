@@ -24,10 +24,10 @@ afterAll(async () => {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] as number;
 
 /** Every page of 20, following the next links; the books-table calls of each page and the ids listed. */
-const walkPages = async (server: ServerProcess, tables: Awaited<ReturnType<typeof createTestTables>>) => {
+const walkPages = async (server: ServerProcess, tables: Awaited<ReturnType<typeof createTestTables>>, filter = '') => {
   const callsPerPage: number[] = [];
   const ids: number[] = [];
-  for (let url: string | undefined = `/api/books?limit=${PAGE}`; url; ) {
+  for (let url: string | undefined = `/api/books?limit=${PAGE}${filter}`; url; ) {
     meter.take();
     const response = await fetch(new URL(url, server.baseUrl), { headers: { authorization: BASIC_DEMO } });
     expect(response.status).toBe(200);
@@ -101,4 +101,67 @@ describe('a page of 20 of the unfiltered list', () => {
       await server.stop();
     }
   }, 900_000);
+});
+
+describe('a page of 20 filtered by author, or by author and year', () => {
+  const AUTHORS = ['Ada Lovelace', 'Grace Hopper', 'Edsger Dijkstra'];
+  const YEARS = [1950, 1960, 1970, 1980];
+
+  it('costs two calls at most, the last page included; by year alone, no more than before (one per year key)', async () => {
+    const tables = await createTestTables();
+    const server = await startServerProcess(meter.endpoint, tables.names);
+    try {
+      const created: { id: number; author: string; year: number }[] = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < 600) {
+          const n = next++;
+          const [author, year] = [AUTHORS[n % 3] as string, YEARS[Math.floor(n / 3) % 4] as number];
+          const response = await fetch(`${server.baseUrl}/api/books`, {
+            method: 'POST',
+            headers: { authorization: BASIC_DEMO, 'content-type': 'application/json' },
+            body: JSON.stringify({ title: `Filtered ${n}`, author, isbn: `filtered-${n}`, publicationYear: year }),
+          });
+          expect(response.status).toBe(201);
+          created.push({ id: ((await response.json()) as { id: number }).id, author, year });
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
+      const matching = (author?: string, year?: number) =>
+        created
+          .filter(
+            (book) => (author === undefined || book.author === author) && (year === undefined || book.year === year),
+          )
+          .map((book) => book.id)
+          .sort((a, b) => a - b);
+
+      const byAuthor = await walkPages(server, tables, '&author=ada%20lovelace');
+      const byAuthorAndYear = await walkPages(server, tables, '&author=GRACE%20HOPPER&year=1960');
+      const byYear = await walkPages(server, tables, '&year=1970');
+      console.log(
+        `filtered pages' calls: by author ${byAuthor.callsPerPage.join(', ')}; by author and year ${byAuthorAndYear.callsPerPage.join(', ')}; by year ${byYear.callsPerPage.join(', ')}`,
+      );
+      expect(byAuthor.ids).toStrictEqual(matching('Ada Lovelace'));
+      expect(byAuthorAndYear.ids).toStrictEqual(matching('Grace Hopper', 1960));
+      expect(byYear.ids).toStrictEqual(matching(undefined, 1970));
+      expect(byAuthor.callsPerPage.length).toBeGreaterThanOrEqual(10);
+      expect(Math.max(...byAuthor.callsPerPage, ...byAuthorAndYear.callsPerPage)).toBeLessThanOrEqual(2);
+      // Sixteen year keys, each asked for its share of the page: one Query each, a few read on.
+      expect(Math.min(...byYear.callsPerPage)).toBeGreaterThanOrEqual(16);
+      expect(Math.max(...byYear.callsPerPage)).toBeLessThanOrEqual(32);
+    } finally {
+      await server.stop();
+    }
+
+    // A server that has read nothing reads the id-blocks item once, for the mark that every book has its author keys.
+    const fresh = await startServerProcess(meter.endpoint, tables.names);
+    try {
+      const first = await walkPages(fresh, tables, '&author=edsger%20dijkstra&year=1980');
+      const again = await walkPages(fresh, tables, '&author=edsger%20dijkstra&year=1980');
+      expect(first.callsPerPage[0]).toBe(3);
+      expect(again.callsPerPage.every((calls) => calls <= 2)).toBe(true);
+    } finally {
+      await fresh.stop();
+    }
+  }, 600_000);
 });

@@ -82,9 +82,10 @@ describe('ids handed out from blocks sized to the container’s own create rate'
     expect(await highMark()).toBe(10);
   });
 
-  it('marks a table whose counter its first reservation created as having only this layout, end marks complete', async () => {
+  it('marks a table whose counter its first reservation created as having only this layout, end marks and author keys complete', async () => {
+    // As the stack creates it: no counter item until the first create.
     await allocator().allocate();
-    expect(await idBlocksItem()).toMatchObject({ layout: 'ranges', rangeMarks: 'complete' });
+    expect(await idBlocksItem()).toMatchObject({ layout: 'ranges', rangeMarks: 'complete', authorIndex: 'two-shards' });
   });
 
   it('writes the end mark of every range the high mark passes, with the reservation that passes it', async () => {

@@ -274,4 +274,57 @@ describe('npm run data:migrate-layout gives a table from before the author-and-y
     const filter = { author: 'edsger dijkstra', year: 1960 };
     expect(await list(new DynamoBookStore(client, table), filter)).toStrictEqual(expectedIds(books, filter));
   }, 120_000);
+
+  it('waits for DynamoDB to build the index before it marks the table, saying so', async () => {
+    const tables = await createTestTables();
+    const client = createPatientDocumentClient(tables.endpoint);
+    await writeOlderBooks(client, tables.names.books, 100);
+    // DynamoDB's answer while it builds an index added to a table with items (Dynoxide builds at once).
+    let describes = 0;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'DescribeTableCommand' && ++describes <= 2) {
+          const table = (result.output as { Table?: { GlobalSecondaryIndexes?: Record<string, unknown>[] } }).Table;
+          const index = table?.GlobalSecondaryIndexes?.find((each) => each.IndexName === 'byAuthorYear');
+          if (index) Object.assign(index, { IndexStatus: 'CREATING', Backfilling: true });
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'stillBuilding' },
+    );
+    const progress: string[] = [];
+    const report = await completeAuthorKeys(client, tables.names.books, {
+      indexPollMs: 10,
+      log: (line) => progress.push(line),
+    });
+    expect(progress.filter((line) => line.startsWith('waiting'))).toStrictEqual([
+      'waiting for DynamoDB to build byAuthorYear (CREATING, backfilling); checking again in 0 s',
+      'waiting for DynamoDB to build byAuthorYear (CREATING, backfilling); checking again in 0 s',
+    ]);
+    expect(describes).toBe(3);
+    expect(report).toMatchObject({ rewritten: 100, marked: true });
+  });
+
+  it('leaves a table still holding the older layout unmarked: its books get their keys when they move', async () => {
+    const tables = await createTestTables();
+    const client = createPatientDocumentClient(tables.endpoint);
+    await client.send(
+      new UpdateCommand({
+        TableName: tables.names.books,
+        Key: ID_BLOCKS_KEY,
+        UpdateExpression: 'SET highMark = :n REMOVE #layout, authorIndex',
+        ExpressionAttributeNames: { '#layout': 'layout' },
+        ExpressionAttributeValues: { ':n': 10 },
+      }),
+    );
+    const progress: string[] = [];
+    expect(await completeAuthorKeys(client, tables.names.books, { log: (line) => progress.push(line) })).toMatchObject({
+      marked: false,
+      read: 0,
+    });
+    expect(progress).toStrictEqual([
+      'author keys: not yet: books remain in the older layout (npm run data:migrate-layout moves them first)',
+    ]);
+  });
 });

@@ -10,6 +10,7 @@ import {
   toBookItem,
 } from './book-items';
 import { AUTHOR_INDEX_TWO_SHARDS, LayoutState, RANGES_LAYOUT } from './layout-state';
+import { waitForIndexes } from './table-layout';
 import { itemAsItWas } from './update-expressions';
 
 /** Ranges read at once, and between two saved resume points (4,096 books of a dense catalogue). */
@@ -28,6 +29,16 @@ export interface AuthorKeysReport {
   resumedAt: number;
   /** The table already had the mark: this run checked every book again. */
   alreadyComplete: boolean;
+  /** The mark is set (false: books remain in the older layout, whose move comes first). */
+  marked: boolean;
+}
+
+export interface AuthorKeysOptions {
+  log?: (line: string) => void;
+  /** Ranges between two resume points. */
+  rangesPerStep?: number;
+  /** How often to ask whether DynamoDB has built the index (waitForIndexes). */
+  indexPollMs?: number;
 }
 
 /** The index keys a book should carry; compared and written by the migration, reported by data:check. */
@@ -58,15 +69,17 @@ export const hasExpectedAuthorKeys = (item: BookItem): boolean => {
 export const completeAuthorKeys = async (
   client: DynamoDBDocumentClient,
   tableName: string,
-  {
-    log = () => undefined,
-    rangesPerStep = RANGES_PER_STEP,
-  }: { log?: (line: string) => void; /** Ranges between two resume points. */ rangesPerStep?: number } = {},
+  { log = () => undefined, rangesPerStep = RANGES_PER_STEP, indexPollMs }: AuthorKeysOptions = {},
 ): Promise<AuthorKeysReport> => {
   const layout = new LayoutState();
-  const { item: counter, authorPairs: alreadyComplete } = await layout.refresh({ client, tableName });
+  const { item: counter, authorPairs: alreadyComplete, migrated } = await layout.refresh({ client, tableName });
   const resumedAt = alreadyComplete ? 0 : Number(counter?.[RESUME_ATTRIBUTE] ?? 0);
-  const report: AuthorKeysReport = { rewritten: 0, read: 0, resumedAt, alreadyComplete };
+  const report: AuthorKeysReport = { rewritten: 0, read: 0, resumedAt, alreadyComplete, marked: false };
+  if (!migrated && counter?.highMark !== undefined) {
+    // Books in the older layout get this version's keys when they move (data:migrate-layout's first steps).
+    log('author keys: not yet: books remain in the older layout (npm run data:migrate-layout moves them first)');
+    return report;
+  }
   if (resumedAt > 0) log(`author keys: resuming at range ${resumedAt}`);
   // Until the high mark stops moving into ranges this run has not read (books created meanwhile have their keys anyway).
   for (let from = resumedAt; ; ) {
@@ -95,6 +108,8 @@ export const completeAuthorKeys = async (
     }
     from = last + 1;
   }
+  // Marked, the service reads the author-and-year index: it must be built.
+  await waitForIndexes(client, tableName, { log, ...(indexPollMs !== undefined && { pollMs: indexPollMs }) });
   await client.send(
     new UpdateCommand({
       TableName: tableName,
@@ -106,6 +121,7 @@ export const completeAuthorKeys = async (
       ExpressionAttributeValues: { ':twoShards': AUTHOR_INDEX_TWO_SHARDS, ':ranges': RANGES_LAYOUT },
     }),
   );
+  report.marked = true;
   return report;
 };
 

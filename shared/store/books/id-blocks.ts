@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConcurrentUpdateError, IdSpaceExhaustedError, isConditionalCheckFailure } from '../errors';
 import { cancellationOf, type NamedWrite, transactWrite } from '../named-transactions';
 import { BOOK_RANGE_SIZE, bookRangeOf, ID_BLOCKS_KEY, rangeMarkItem } from './book-items';
-import { LayoutState, RANGE_MARKS_COMPLETE, RANGES_LAYOUT } from './layout-state';
+import { AUTHOR_INDEX_TWO_SHARDS, LayoutState, RANGE_MARKS_COMPLETE, RANGES_LAYOUT } from './layout-state';
 import { itemAsItWas } from './update-expressions';
 
 /** A quiet container's reservation: a container that creates two books and ends leaves no gap. */
@@ -164,7 +164,7 @@ export class IdBlockAllocator {
    * that one, with the end mark of every range the block moves the mark past, in one transaction:
    * so the end marks are exactly the ranges below the high mark's, which is what lets a list end
    * without reading the counter. On a counter with no high mark (a new table) it also marks the
-   * table as laid out in ranges with every end mark present.
+   * table as laid out in ranges with every end mark present and every book's author keys in two shards.
    */
   private placeExactly(current: Record<string, unknown> | undefined, plan: (highMark: number) => [number, number]) {
     this.layout.learn(current);
@@ -191,12 +191,16 @@ export class IdBlockAllocator {
       ':last': last,
       ...Object.fromEntries(Object.entries(fits).map(([name, value]) => [`:${name}`, value])),
       ...move.values,
-      ...(move.newTable && { ':ranges': RANGES_LAYOUT, ':complete': RANGE_MARKS_COMPLETE }),
+      ...(move.newTable && {
+        ':ranges': RANGES_LAYOUT,
+        ':complete': RANGE_MARKS_COMPLETE,
+        ':twoShards': AUTHOR_INDEX_TWO_SHARDS,
+      }),
     };
     const sets = [
       'highMark = :last',
       ...Object.keys(fits).map((name) => `${name} = :${name}`),
-      ...(move.newTable ? ['#layout = :ranges', 'rangeMarks = :complete'] : []),
+      ...(move.newTable ? ['#layout = :ranges', 'rangeMarks = :complete', 'authorIndex = :twoShards'] : []),
     ];
     const writes: NamedWrite<'counter' | 'mark'>[] = [
       {
@@ -227,7 +231,11 @@ export class IdBlockAllocator {
     }
     this.layout.learn({
       highMark: last,
-      ...(move.newTable && { layout: RANGES_LAYOUT, rangeMarks: RANGE_MARKS_COMPLETE }),
+      ...(move.newTable && {
+        layout: RANGES_LAYOUT,
+        rangeMarks: RANGE_MARKS_COMPLETE,
+        authorIndex: AUTHOR_INDEX_TWO_SHARDS,
+      }),
     });
     return [first, last];
   }

@@ -65,3 +65,28 @@ export const assertBooksTableLayout = async (client: DynamoDBDocumentClient, tab
       'remove the data folder, .data by default) and load the books again.',
   );
 };
+
+/**
+ * Waits until DynamoDB has built every index this version reads: CloudFormation starts an index's
+ * creation and goes on without waiting, and a Query of an index still being built fails. A new
+ * table's indexes are ready at once; one added to a table with items is built from them first.
+ */
+export const waitForIndexes = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  { log = () => undefined, pollMs = 20_000 }: { log?: (line: string) => void; pollMs?: number } = {},
+): Promise<void> => {
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const building = (Table?.GlobalSecondaryIndexes ?? []).filter(
+      (index) => index.IndexStatus !== 'ACTIVE' || index.Backfilling === true,
+    );
+    if (building.length === 0) return;
+    log(
+      `waiting for DynamoDB to build ${building
+        .map((index) => `${index.IndexName} (${index.IndexStatus}${index.Backfilling ? ', backfilling' : ''})`)
+        .join(', ')}; checking again in ${Math.round(pollMs / 1000)} s`,
+    );
+    await new Promise((done) => setTimeout(done, pollMs));
+  }
+};
