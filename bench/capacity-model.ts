@@ -8,7 +8,8 @@ import type { MeteredCall } from './dynamodb-meter';
  * - a write: 1 WCU per KB of the item, on the item's table key and, per index the item is in, on
  *   the index key (a changed index key costs a delete on the old key too); transactional writes
  *   cost twice, and this model charges the index copies of a transactional write twice as well
- *   (the conservative reading: DynamoDB documents the doubling for the item, not for its indexes);
+ *   (the conservative reading: DynamoDB documents the doubling for the item, not for its indexes;
+ *   CapacityModelOptions charges them once instead, to show what that reading costs a ceiling);
  * - a strongly consistent read: 1 RCU per 4 KB read (GetItem, Query), an eventually consistent one
  *   half that; a Query is charged for the items it returns, at least one unit.
  * Dynoxide never throttles, so this is how the ceilings are known: DynamoDB serves at most
