@@ -322,9 +322,14 @@ export const renderPageFloor = (rows: FloorRow[], pageBooks: number): string =>
       `before with the older author keys, after npm run data:migrate-layout's completeAuthorKeys on the same table):`,
     '',
     markdownTable(
-      ['Measure', 'before', 'after'],
-      rows.map((row) => [row.measure, String(row.before), String(row.after)]),
-      ['left', 'right', 'right'],
+      ['Measure', 'before', 'after', 'after / before'],
+      rows.map((row) => [
+        row.measure,
+        String(row.before),
+        String(row.after),
+        row.before === 0 ? '–' : `${(row.after / row.before).toFixed(3)}×`,
+      ]),
+      ['left', 'right', 'right', 'right'],
     ),
   ].join('\n');
 
