@@ -143,7 +143,7 @@ export const measureCapacity = async (
   // One author's import through every instance, each taking an even number of books: its ids are
   // consecutive in its own range, so they fall evenly on the author's two keys (id mod 2), as over a
   // long import; an odd number would tilt a short sample by up to one book per instance.
-  const bulkRequests = 2 * CONTAINERS * Math.ceil(requests / (2 * CONTAINERS));
+  const bulkRequests = bulkAuthorRequests(requests);
   const authorBooks: Book[] = [];
   const oneAuthorCalls = await metered(bulkRequests, async (i) =>
     authorBooks.push(
@@ -207,6 +207,9 @@ export const measureCapacity = async (
   return { source, requestsPerScenario: requests, rows };
 };
 
+/** The one-author import's creates: `requests` rounded up to an even number per instance. */
+export const bulkAuthorRequests = (requests: number) => 2 * CONTAINERS * Math.ceil(requests / (2 * CONTAINERS));
+
 const fixed = (value: number) => (Number.isFinite(value) ? Math.floor(value).toLocaleString('en-US') : 'unbounded');
 
 /** Each scenario's ceiling, with the goals; Markdown for docs/benchmarks.md. */
@@ -232,7 +235,7 @@ export const renderCapacity = (current: CapacityResults): string => {
     ['left', 'right', 'right', 'left', 'right', 'right'],
   );
   return [
-    `Ceilings from ${current.requestsPerScenario} metered requests per scenario: the request rate at which the hottest partition key reaches 1,000 WCU/s or 3,000 RCU/s, or one item 1,000 WCU/s (DynamoDB's per-partition limits; it never splits an item). Hottest key share: that key's part of all write units (table and index keys).`,
+    `Ceilings from ${current.requestsPerScenario} metered requests per scenario (the one-author import ${bulkAuthorRequests(current.requestsPerScenario)}, an even number per instance, so its ids fall evenly on the author's two keys): the request rate at which the hottest partition key reaches 1,000 WCU/s or 3,000 RCU/s, or one item 1,000 WCU/s (DynamoDB's per-partition limits; it never splits an item). Hottest key share: that key's part of all write units (table and index keys).`,
     '',
     table,
   ].join('\n');
