@@ -8,7 +8,8 @@ import type { MeteredCall } from './dynamodb-meter';
  * - a write: 1 WCU per KB of the item, on the item's table key and, per index the item is in, on
  *   the index key (a changed index key costs a delete on the old key too); transactional writes
  *   cost twice, and this model charges the index copies of a transactional write twice as well
- *   (the conservative reading: DynamoDB documents the doubling for the item, not for its indexes);
+ *   (the conservative reading: DynamoDB documents the doubling for the item, not for its indexes;
+ *   CapacityModelOptions charges them once instead, to show what that reading costs a ceiling);
  * - a strongly consistent read: 1 RCU per 4 KB read (GetItem, Query), an eventually consistent one
  *   half that; a Query is charged for the items it returns, at least one unit.
  * Dynoxide never throttles, so this is how the ceilings are known: DynamoDB serves at most
@@ -62,11 +63,26 @@ interface WireResponse {
 
 const decode = (image: Image | undefined): Item => unmarshall(image ?? {});
 
+export interface CapacityModelOptions {
+  /**
+   * What a transactional write costs on each index key, per unit of the item: 2 (the default, the
+   * conservative reading above) or 1 (index copies written as ordinary writes), to show how much of
+   * a ceiling that reading accounts for.
+   */
+  transactionalIndexFactor?: 1 | 2;
+}
+
 export class CapacityModel {
   /** The last image written per item, so a replace or delete knows the index keys it leaves. */
   private readonly images = new Map<string, Item>();
+  private readonly transactionalIndexFactor: number;
 
-  constructor(private readonly table: TableDefinition) {}
+  constructor(
+    private readonly table: TableDefinition,
+    { transactionalIndexFactor = 2 }: CapacityModelOptions = {},
+  ) {
+    this.transactionalIndexFactor = transactionalIndexFactor;
+  }
 
   private itemId(key: Item) {
     const sk = this.table.sortKey ? ` ${this.table.sortKey.name}=${String(key[this.table.sortKey.name])}` : '';
@@ -82,18 +98,20 @@ export class CapacityModel {
     return value === undefined ? undefined : `${index.indexName} ${index.partitionKey.name}=${String(value)}`;
   }
 
-  /** A write of `next` (undefined: a delete) over the item at `key`, times `factor` (2 in a transaction). */
-  private write(key: Item, next: Item | undefined, factor: number, update = false): Touch[] {
+  /** A write of `next` (undefined: a delete) over the item at `key`, in a transaction or not. */
+  private write(key: Item, next: Item | undefined, transactional: boolean, update = false): Touch[] {
     const id = this.itemId(key);
     const previous = this.images.get(id);
     const merged = update ? { ...previous, ...key } : next;
-    const units = writeUnits(itemBytes(merged ?? previous ?? key)) * factor;
+    const itemUnits = writeUnits(itemBytes(merged ?? previous ?? key));
+    const units = itemUnits * (transactional ? 2 : 1);
+    const indexUnits = itemUnits * (transactional ? this.transactionalIndexFactor : 1);
     const touches: Touch[] = [{ partition: this.tablePartition(key), item: id, wcu: units, rcu: 0 }];
     for (const index of this.table.indexes) {
       const before = previous && this.indexPartition(index, previous);
       const after = merged && this.indexPartition(index, merged);
-      if (after) touches.push({ partition: after, wcu: units, rcu: 0 });
-      if (before && before !== after) touches.push({ partition: before, wcu: units, rcu: 0 });
+      if (after) touches.push({ partition: after, wcu: indexUnits, rcu: 0 });
+      if (before && before !== after) touches.push({ partition: before, wcu: indexUnits, rcu: 0 });
     }
     if (merged) this.images.set(id, merged);
     else this.images.delete(id);
@@ -113,21 +131,23 @@ export class CapacityModel {
         ];
       }
       case 'PutItem':
-        return this.write(decode(request.Item), decode(request.Item), 1);
+        return this.write(decode(request.Item), decode(request.Item), false);
       case 'UpdateItem':
-        return this.write(decode(request.Key), undefined, 1, true);
+        return this.write(decode(request.Key), undefined, false, true);
       case 'DeleteItem':
-        return this.write(decode(request.Key), undefined, 1);
+        return this.write(decode(request.Key), undefined, false);
       case 'TransactWriteItems':
         return (request.TransactItems ?? []).flatMap((entry) => {
-          if (entry.Put) return this.write(decode(entry.Put.Item), decode(entry.Put.Item), 2);
-          if (entry.Delete) return this.write(decode(entry.Delete.Key), undefined, 2);
-          if (entry.Update) return this.write(decode(entry.Update.Key), undefined, 2, true);
+          if (entry.Put) return this.write(decode(entry.Put.Item), decode(entry.Put.Item), true);
+          if (entry.Delete) return this.write(decode(entry.Delete.Key), undefined, true);
+          if (entry.Update) return this.write(decode(entry.Update.Key), undefined, true, true);
           return [];
         });
       case 'Query': {
-        const [attribute, placeholder] = String(request.KeyConditionExpression).split(/\s*=\s*/) as [string, string];
-        const value = decode(request.ExpressionAttributeValues)[placeholder.trim()];
+        // The partition key's equality comes first (`pk = :pk`, `authorShard = :a AND begins_with(yearId, :y)`).
+        const [, attribute = '', placeholder = ''] =
+          /^\s*([#\w]+)\s*=\s*(:\w+)/.exec(String(request.KeyConditionExpression)) ?? [];
+        const value = decode(request.ExpressionAttributeValues)[placeholder];
         const items = response.Items ?? [];
         const returned = items.reduce((sum: number, item) => sum + itemBytes(decode(item)), 0);
         // A filter is applied after the read: charge what was scanned, at the returned items' average size.
@@ -136,7 +156,7 @@ export class CapacityModel {
         const where = request.IndexName ? String(request.IndexName) : 'table';
         return [
           {
-            partition: `${where} ${attribute.trim()}=${String(value)}`,
+            partition: `${where} ${attribute}=${String(value)}`,
             wcu: 0,
             rcu: readUnits(bytes, request.ConsistentRead === true),
           },
@@ -159,13 +179,19 @@ export interface LoadProfile {
 export const profileOf = (model: CapacityModel, calls: MeteredCall[], requests: number): LoadProfile => {
   const partitions = new Map<string, { wcu: number; rcu: number }>();
   const items = new Map<string, number>();
+  // Whole units summed first and divided once: a key at exactly the limit is not put over it by rounding.
   for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
     const load = partitions.get(touch.partition) ?? { wcu: 0, rcu: 0 };
-    load.wcu += touch.wcu / requests;
-    load.rcu += touch.rcu / requests;
+    load.wcu += touch.wcu;
+    load.rcu += touch.rcu;
     partitions.set(touch.partition, load);
-    if (touch.item && touch.wcu > 0) items.set(touch.item, (items.get(touch.item) ?? 0) + touch.wcu / requests);
+    if (touch.item && touch.wcu > 0) items.set(touch.item, (items.get(touch.item) ?? 0) + touch.wcu);
   }
+  for (const load of partitions.values()) {
+    load.wcu /= requests;
+    load.rcu /= requests;
+  }
+  for (const [item, wcu] of items) items.set(item, wcu / requests);
   return { requests, calls: calls.length / requests, partitions, items };
 };
 

@@ -74,6 +74,14 @@ export const measureScaling = async (options: {
 }): Promise<ScalingRow[]> => {
   const rows: ScalingRow[] = [];
   let seeded = 0;
+  const invoke = (query: Record<string, string>) =>
+    options.list(
+      proxyEvent({ method: 'GET', path: '/api/books', query }),
+      lambdaContext('ListBooks', randomUUID(), functionTimeoutMs(LIST_ROUTE)),
+    ) as Promise<{ statusCode: number; body: string }>;
+  // A warm container, at every size alike: a new one's first filtered list reads the id-blocks item
+  // once more, for the author keys' mark (bench/page-floor.ts measures that first request).
+  await invoke({ author: SCALE_AUTHOR });
   for (const size of options.sizes) {
     const started = Date.now();
     await seedBooks(options.client, options.table, seeded + 1, size, scaleBook, {
@@ -89,12 +97,7 @@ export const measureScaling = async (options: {
     seeded = size;
     for (const { label, query } of SCALING_QUERIES) {
       options.meter.take();
-      const event = proxyEvent({ method: 'GET', path: '/api/books', query });
-      const context = lambdaContext('ListBooks', randomUUID(), functionTimeoutMs(LIST_ROUTE));
-      const result = (await options.list(event, context)) as {
-        statusCode: number;
-        body: string;
-      };
+      const result = await invoke(query);
       const { roundTrips, capacity } = summarize(options.meter.take());
       rows.push({
         size,

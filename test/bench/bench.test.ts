@@ -139,6 +139,9 @@ describe('bench', () => {
       expect(row.status).toBe(200);
       expect(row.roundTrips).toBeGreaterThan(0);
     }
+    // A warm container at every size: the author filter reads its two keys, the first size included.
+    const byAuthor = rows.filter((r) => r.label.startsWith('?author= '));
+    expect(byAuthor.map((r) => r.roundTrips)).toEqual([2, 2]);
     const whole = rows.filter((r) => r.label.startsWith('no filter'));
     // ids 1..size (the metering test's book 1 is overwritten by the seed)
     expect(whole.map((r) => r.books)).toEqual([40, 80]);
