@@ -1,5 +1,5 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { migrateBooksTable } from '../../admin/migrate-layout';
@@ -326,5 +326,21 @@ describe('npm run data:migrate-layout gives a table from before the author-and-y
     expect(progress).toStrictEqual([
       'author keys: not yet: books remain in the older layout (npm run data:migrate-layout moves them first)',
     ]);
+    const { Item } = await client.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }));
+    expect(Item?.authorIndex).toBeUndefined();
+  });
+
+  it('marks a table that has reserved no id yet (as the stack creates it: no id-blocks item), reading nothing', async () => {
+    const tables = await createTestTables();
+    const client = createPatientDocumentClient(tables.endpoint);
+    await client.send(new DeleteCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }));
+    expect(await completeAuthorKeys(client, tables.names.books)).toMatchObject({ marked: true, read: 0 });
+    const { Item } = await client.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }));
+    expect(Item).toStrictEqual({ ...ID_BLOCKS_KEY, authorIndex: 'two-shards' });
+    // The first reservation still finds a new table: it marks the rest and takes the first ids.
+    const store = new DynamoBookStore(client, tables.names.books);
+    expect((await store.create(newBook('first-after-mark'))).book.id).toBe(1);
+    const after = await client.send(new GetCommand({ TableName: tables.names.books, Key: ID_BLOCKS_KEY }));
+    expect(after.Item).toMatchObject({ layout: 'ranges', rangeMarks: 'complete', authorIndex: 'two-shards' });
   });
 });

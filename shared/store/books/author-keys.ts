@@ -115,8 +115,9 @@ export const completeAuthorKeys = async (
       TableName: tableName,
       Key: ID_BLOCKS_KEY,
       UpdateExpression: `SET authorIndex = :twoShards REMOVE ${RESUME_ATTRIBUTE}`,
-      // Books still in the older layout carry older keys: that layout's move comes first.
-      ConditionExpression: '#layout = :ranges',
+      // Books still in the older layout carry older keys: that layout's move comes first. A table
+      // that has reserved no id yet holds no book in any layout.
+      ConditionExpression: '#layout = :ranges OR attribute_not_exists(highMark)',
       ExpressionAttributeNames: { '#layout': 'layout' },
       ExpressionAttributeValues: { ':twoShards': AUTHOR_INDEX_TWO_SHARDS, ':ranges': RANGES_LAYOUT },
     }),
