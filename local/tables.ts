@@ -5,7 +5,6 @@ import {
   ResourceInUseException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
-  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULTS } from '../shared/config';
@@ -92,8 +91,8 @@ const upgradeBooksTable = async (
         ],
       }),
     );
-    await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: tableName });
   }
+  // It waits for DynamoDB to build the index before it marks the table (waitForIndexes).
   const { rewritten } = await completeAuthorKeys(documents, tableName);
   log(`Gave ${rewritten} books their keys in the new index`);
 };
