@@ -4,7 +4,7 @@ import type { BookChange } from '../../books/ports';
 import { failedPrecondition, type VersionCondition } from '../../books/preconditions';
 import type { VersionedBook } from '../../books/types';
 import { isConditionalCheckFailure, isTransactionConflict } from '../errors';
-import { LostRace, RETRY, retryOnConflict } from '../retry';
+import { LostRace, retryOnConflict } from '../retry';
 import { type BookItem, bookKey, changedAttributes } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import type { BookTransactions } from './book-transactions';
@@ -49,11 +49,7 @@ export const updateBook = (
       if (isTransactionConflict(error)) return new LostRace(error);
       if (!isConditionalCheckFailure(error)) throw error;
       const current = itemAsItWas<BookItem>(error);
-      if (!current) {
-        // A book still only in the older layout moves first; the write then runs on its copy.
-        if (await context.olderLayout.copyIfThere(id)) return RETRY;
-        throw new BookNotFoundError(id, { cause: error });
-      }
+      if (!current) throw new BookNotFoundError(id, { cause: error });
       const failed = failedPrecondition(current.version, condition);
       if (failed) throw new PreconditionFailedError(id, current.version, failed, { cause: error });
       // The conditions were checked against this very item: only the ISBN can be what failed.

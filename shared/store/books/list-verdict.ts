@@ -17,7 +17,7 @@ interface ListVerdict {
   listCountedAt?: unknown;
 }
 
-/** Whether the counter item's verdict says, freshly, that the unfiltered list holds at least `upTo` books. */
+/** Whether the id-blocks item's verdict says, freshly, that the unfiltered list holds at least `upTo` books. */
 export const verdictHolds = (counter: ListVerdict | undefined, upTo: number, nowSeconds: number): boolean =>
   Number(counter?.listCount ?? 0) >= upTo && nowSeconds - Number(counter?.listCountedAt ?? 0) <= LIST_VERDICT_SECONDS;
 
@@ -34,7 +34,7 @@ export const countWithVerdict = async (
   count: () => Promise<number>,
 ): Promise<number> => {
   const { client, tableName } = context;
-  const counter = (await context.layout.refresh(context)).item as ListVerdict | undefined;
+  const counter = (await context.idBlocks.refresh(context)).item as ListVerdict | undefined;
   const now = context.nowSeconds();
   if (verdictHolds(counter, upTo, now)) return upTo;
   const held = Number(counter?.listCount ?? 0) >= upTo;
