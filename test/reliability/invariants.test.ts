@@ -51,7 +51,7 @@ describe('books table invariant checker', () => {
   it('finds a book id above the highest reserved one', async () => {
     await put({ ...toBookItem({ id: 1_000, ...newBook('978-10') }, 1) });
     await put({ pk: 'ISBN#97810', sk: 0, bookId: 1_000 });
-    expect(await kinds()).toEqual(['id-above-counter']);
+    expect(await kinds()).toEqual(['id-above-high-mark']);
   });
 
   it('finds a book under another shard’s key, and index keys that do not match the book', async () => {
@@ -88,7 +88,7 @@ describe('books table invariant checker', () => {
     await tables.documentClient.send(
       new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'ID_BLOCKS', sk: 0 } }),
     );
-    expect(await kinds()).toEqual(['id-mismatch', 'missing-counter', 'orphan-claim']);
+    expect(await kinds()).toEqual(['id-mismatch', 'missing-id-blocks', 'orphan-claim']);
   });
 });
 

@@ -46,7 +46,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   infra: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/observability', 'shared/store'],
   // Code shared by the operator-side programs, never bundled into a function.
   admin: ['shared/auth', 'shared/books', 'shared/store', 'shared/store/books'],
-  local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', ...STORE, 'admin'],
+  local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/store', 'shared/store/auth', 'admin'],
   tools: ['shared/auth', 'shared/config', ...STORE, 'admin', 'local'],
   // The bench builds the stack's bundles and drives the local gateway; it never imports a handler.
   bench: [
