@@ -218,7 +218,7 @@ describe('the books table’s schemaVersion, checked once per container', () => 
       await expect(attempt()).rejects.toThrow(new SchemaVersionError(name, 0, SCHEMA_VERSION, 'npm run data:migrate'));
     }
     // Each attempt read the id-blocks item and nothing else: a failed check is made again, never remembered.
-    expect(recorded.sent.map((command) => command.name)).toStrictEqual(Array(3).fill('GetCommand'));
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(Array(3).fill('GetItemCommand'));
     expect((await checkBooksTable(tables.documentClient, name)).violations.map((each) => each.kind)).toEqual([
       'schema-behind',
     ]);
@@ -227,7 +227,7 @@ describe('the books table’s schemaVersion, checked once per container', () => 
     expect((await store.create(book())).book.id).toBe(3);
     recorded.sent.length = 0;
     await store.get(3);
-    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['GetCommand']); // checked once
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['GetItemCommand']); // checked once
   });
 
   it('a table ahead of this version is served: a migration only adds what this version can ignore', async () => {

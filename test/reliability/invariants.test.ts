@@ -83,7 +83,7 @@ describe('books table invariant checker', () => {
     expect(await kinds()).toEqual(['duplicate-isbn', 'foreign-claim', 'orphan-claim']);
   });
 
-  it('finds an item whose id disagrees with its key, and a missing counter', async () => {
+  it('finds an item whose id disagrees with its key, and a missing id-blocks item', async () => {
     await put({ ...toBookItem({ id: 2, ...newBook('978-2') }, 1), id: 5 });
     await tables.documentClient.send(
       new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'ID_BLOCKS', sk: 0 } }),
