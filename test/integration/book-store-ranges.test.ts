@@ -57,7 +57,7 @@ describe('the range layout of the book store', () => {
       (command) => command.name !== 'GetItemCommand' && command.name !== 'QueryCommand',
     );
     // Blocks of 2, 8 and 32 by one update each (the first on a new table by the transaction that
-    // starts the counter), the range from 64 by a transaction with range 0's end mark.
+    // starts the id-blocks item), the range from 64 by a transaction with range 0's end mark.
     expect(writes.filter((command) => command.name === 'UpdateItemCommand')).toHaveLength(3);
     expect(writes.filter((command) => command.name === 'TransactWriteItemsCommand')).toHaveLength(64 + 2);
     expect(writes.length / 64).toBeLessThanOrEqual(1.1);
@@ -122,7 +122,7 @@ describe('the range layout of the book store', () => {
     const tableQueries = recorded.sent.filter((command) => command.name === 'QueryCommand');
     expect(gets.every((command) => command.input.ConsistentRead === true)).toBe(true);
     // A Query per range up to the highest id reserved (ranges 0 and 1): range 1 has no end mark, so
-    // the list ends there without reading the counter.
+    // the list ends there without reading the id-blocks item.
     expect(gets).toHaveLength(1);
     expect(tableQueries.every((command) => command.input.ConsistentRead === true && !command.input.IndexName)).toBe(
       true,
