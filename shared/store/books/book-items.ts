@@ -101,10 +101,8 @@ export interface BookItem extends Book {
 }
 
 /**
- * An Idempotency-Key's record: which book the keyed create made, that create's response (the book
- * at version 1) and the request's fingerprint. Its key is a digest of the user and the key, so any
- * key text makes a short, well-formed partition key and users' keys never meet. DynamoDB's TTL
- * deletes it some time after `expiresAt`; until then the store itself treats it as gone.
+ * An Idempotency-Key's record: the book the keyed create made, as first returned, and the request's
+ * fingerprint, under a digest of user and key (so users' keys never meet). Past `expiresAt` the store treats it as gone.
  */
 export interface IdempotencyRecord {
   pk: string;

@@ -35,10 +35,8 @@ export class BookTransactions {
   constructor(private readonly context: BookStoreContext) {}
 
   /**
-   * One transaction: the book, its ISBN claim and, with a key, the key's record (so neither exists
-   * without the other). A key already held comes back in the cancellation itself
-   * (ReturnValuesOnConditionCheckFailure), so a retried or concurrent request with that key reads
-   * the first one's outcome without another call.
+   * One transaction: the book, its ISBN claim and, with a key, the key's record. A key already held
+   * comes back in the cancellation itself, so a repeat reads the first outcome without another call.
    */
   async create(id: number, book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
     const now = this.context.nowSeconds();

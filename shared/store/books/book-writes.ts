@@ -11,11 +11,9 @@ import type { BookTransactions } from './book-transactions';
 import { itemAsItWas, updateExpression, versionConditions, versioned } from './update-expressions';
 
 /**
- * One conditional UpdateItem that sets only the changed attributes and returns the new item: the
- * book must exist, keep its ISBN (when one is supplied) and satisfy If-Match. When it fails,
- * DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure), which tells a
- * missing book (404) from a changed one (412) from an ISBN that moves, without another read.
- * Only a moving ISBN costs a second call: the transaction that moves its claim.
+ * One conditional UpdateItem of the changed attributes. On failure DynamoDB returns the item as it
+ * was, which tells a missing book (404) from a changed one (412) from a moving ISBN without a read;
+ * only a moving ISBN costs a second call, the transaction that moves its claim.
  */
 export const updateBook = (
   context: BookStoreContext,
