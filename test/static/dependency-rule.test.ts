@@ -212,37 +212,6 @@ const importCycles = (files: readonly string[], importsFrom: (file: string) => r
   return cycles;
 };
 
-/** The older layout's folder, which goes once every table has migrated (docs/upgrade.md), and the one module that names it. */
-const OLDER_LAYOUT_FOLDER = 'shared/store/books/legacy/';
-const BOOK_STORE_COMPOSITION_ROOT = 'shared/store/books/dynamodb-book-store.ts';
-
-/** Imports of the older layout's folder from outside it, other than the composition root's. */
-const olderLayoutLeaks = (edges: readonly ImportEdge[]) =>
-  edges
-    .filter(({ from, to }) => to?.startsWith(OLDER_LAYOUT_FOLDER) && !from.startsWith(OLDER_LAYOUT_FOLDER))
-    .filter(({ from }) => from !== BOOK_STORE_COMPOSITION_ROOT)
-    .map(({ from, line, specifier }) => `${from}:${line} imports '${specifier}'`);
-
-describe('the older layout behind one seam', () => {
-  it('is imported only by the book store composition root, so deleting it is one folder and one line', () => {
-    const edges = sourceFiles().flatMap((file) => importsOf(file));
-    const fromRoot = edges.filter(
-      ({ from, to }) => from === BOOK_STORE_COMPOSITION_ROOT && to?.startsWith(OLDER_LAYOUT_FOLDER),
-    );
-    // Once the folder is deleted (docs/upgrade.md), the root names NO_OLDER_LAYOUT instead.
-    expect(fromRoot).toHaveLength(existsSync(join(PROJECT_ROOT, OLDER_LAYOUT_FOLDER)) ? 1 : 0);
-    expect(olderLayoutLeaks(edges)).toEqual([]);
-  });
-
-  it('would report any other module that imports the folder', () => {
-    const edges = importsOf(
-      'shared/store/books/book-reads.ts',
-      "import { readLegacyBookItem } from './legacy/legacy-layout';",
-    );
-    expect(olderLayoutLeaks(edges)).toEqual(["shared/store/books/book-reads.ts:1 imports './legacy/legacy-layout'"]);
-  });
-});
-
 describe('imports between files', () => {
   it('form no cycle, type-only imports included', () => {
     const files = sourceFiles();
