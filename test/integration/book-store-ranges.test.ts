@@ -201,9 +201,20 @@ describe('the books table’s schemaVersion, checked once per container', () => 
     expect(await idBlocks(tables.names.books)).toStrictEqual({ ...ID_BLOCKS_KEY, schemaVersion: SCHEMA_VERSION });
   });
 
-  it('a table with no id-blocks item (as the stack creates it) is stamped by the first container, which then serves it', async () => {
+  it('a table with no id-blocks item (as the stack creates it) is served, and stamped by its first create only', async () => {
     const name = await bareTable();
-    const created = await new DynamoBookStore(tables.documentClient, name).create(book());
+    const recorded = recordingClient(tables.endpoint);
+    const store = new DynamoBookStore(recorded.client, name);
+    expect(await store.get(1)).toBeUndefined();
+    expect(await collect(store.iterate({}))).toEqual([]);
+    // A read-only function's role may not write: reads check, and never stamp.
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      'QueryCommand',
+    ]);
+    expect(await idBlocks(name)).toBeUndefined();
+    const created = await store.create(book());
     expect(created.book.id).toBe(1);
     expect((await idBlocks(name))?.schemaVersion).toBe(SCHEMA_VERSION);
     expect((await checkBooksTable(tables.documentClient, name)).violations).toEqual([]);

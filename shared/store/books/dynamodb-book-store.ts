@@ -11,7 +11,7 @@ import { updateBook } from './book-writes';
 import { IdBlockAllocator } from './id-blocks';
 import { IdBlocksView } from './id-blocks-view';
 import { countWithVerdict, verdictHolds } from './list-verdict';
-import { checkSchemaVersion } from './schema-version';
+import { checkSchemaVersion, stampNewTable } from './schema-version';
 import { versioned } from './update-expressions';
 
 /**
@@ -23,7 +23,7 @@ export class DynamoBookStore implements BookStore {
   private readonly ids: IdBlockAllocator;
   private readonly context: BookStoreContext;
   private readonly transactions: BookTransactions;
-  private checked: Promise<void> | undefined;
+  private schema: Promise<'current' | 'absent'> | undefined;
 
   /** `clock` gives the time against which idempotency records expire (tests move it). */
   constructor(client: DynamoDBDocumentClient, tableName: string, clock: () => number = Date.now) {
@@ -33,13 +33,21 @@ export class DynamoBookStore implements BookStore {
     this.transactions = new BookTransactions(this.context);
   }
 
-  /** The schema check, once per container: a failed one (a table behind) is made again on the next call. */
-  private ready(): Promise<void> {
-    this.checked ??= checkSchemaVersion(this.context).catch((error: unknown) => {
-      this.checked = undefined;
-      throw error;
-    });
-    return this.checked;
+  /**
+   * The schema check, once per container; a failed one (a table behind) is made again on the next
+   * call. Only a create writes, so only a create stamps a new table (read-only roles may not write).
+   */
+  private async ready(forCreate = false): Promise<void> {
+    const once = (check: () => Promise<'current' | 'absent'>) => {
+      const running = check().catch((error: unknown) => {
+        if (this.schema === running) this.schema = undefined;
+        throw error;
+      });
+      this.schema = running;
+      return running;
+    };
+    const found = await (this.schema ?? once(() => checkSchemaVersion(this.context)));
+    if (forCreate && found === 'absent') await once(() => stampNewTable(this.context));
   }
 
   /**
@@ -48,7 +56,7 @@ export class DynamoBookStore implements BookStore {
    * ids are consumed only by books that exist. A create whose outcome is unknown keeps its id.
    */
   async create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
-    await this.ready();
+    await this.ready(true);
     const id = await this.ids.allocate();
     try {
       const created = await this.transactions.create(id, book, idempotency);

@@ -27,21 +27,25 @@ export const stampSchemaVersion = (tableName: string, version: number) =>
   });
 
 /**
- * Refuses a table whose shape is behind this version's, before anything is read or written in it. A
- * table with no id-blocks item holds no book yet: it is stamped with this version instead. A table
- * ahead is served: a migration only adds what the version before can ignore (docs/data-model.md).
+ * Refuses a table whose shape is behind this version's, before anything is read or written in it.
+ * A table with no id-blocks item holds no book yet ('absent': the first create stamps it); a table
+ * ahead is served, since a migration only adds what the version before can ignore (docs/data-model.md).
  */
-export const checkSchemaVersion = async (context: BookStoreContext): Promise<void> => {
+export const checkSchemaVersion = async (context: BookStoreContext): Promise<'current' | 'absent'> => {
   const { item } = await context.idBlocks.refresh(context);
-  if (item === undefined) {
-    // Failing its condition, another container or a migration stamped it meanwhile, at least as high.
-    await context.client.send(stampSchemaVersion(context.tableName, SCHEMA_VERSION)).catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
-    return;
-  }
+  if (item === undefined) return 'absent';
   const found = schemaVersionOf(item);
   if (found < SCHEMA_VERSION) {
     throw new SchemaVersionError(context.tableName, found, SCHEMA_VERSION, MIGRATE_COMMAND);
   }
+  return 'current';
+};
+
+/** Stamps a new table before its first book, so no id-blocks item is ever written without a version. */
+export const stampNewTable = async ({ client, tableName }: BookStoreContext): Promise<'current'> => {
+  // Failing its condition, another container or a migration stamped it meanwhile, at least as high.
+  await client.send(stampSchemaVersion(tableName, SCHEMA_VERSION)).catch((error: unknown) => {
+    if (!isConditionalCheckFailure(error)) throw error;
+  });
+  return 'current';
 };
