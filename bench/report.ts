@@ -21,11 +21,8 @@ export interface SizeRow {
   bytes: number;
   /** Median CPU time of a fresh-process import (the goal's measure). */
   importMs: number;
-  /** Median wall time of the same imports. */
-  importWallMs: number;
   /** Median over rounds of this import's CPU time / the floor's in the same round. */
   importRatio: number;
-  importWallRatio: number;
   /** Largest additions over the floor: [package, bytes]. */
   extras: [string, number][];
   /** Largest savings against the floor (the bundling's swaps): [package, bytes], bytes < 0. */
@@ -75,6 +72,7 @@ const sizeSection = (r: BenchResults) => {
     ms(f.importMs),
     `${f.importRatio.toFixed(3)}×`,
     f.extras.map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ') || '—',
+    f.savings.map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ') || '—',
   ]);
   return [
     '### Bundle size and import time, against the floor',
@@ -89,6 +87,7 @@ const sizeSection = (r: BenchResults) => {
         'import CPU ms',
         'import × floor',
         'largest additions over the floor (KB)',
+        'largest savings against the floor (KB)',
       ],
       rows,
     ),
