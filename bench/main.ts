@@ -50,7 +50,7 @@ const main = async () => {
     if (!basic) throw new Error('no Basic authorizer scenario');
     routes.routes.push(...(await measureDigest(instance, database.meter, basic)));
     if (options.roundTripsOnly) {
-      console.log(roundTripTable(routes.routes));
+      console.log(roundTripTable(routes.routes, { withWhy: true }));
       return;
     }
 
