@@ -2,6 +2,7 @@ import { BookNotFoundError, PreconditionFailedError } from './errors';
 import { requestFingerprint } from './idempotency';
 import type { BookStore } from './ports';
 import { failedPrecondition, type VersionCondition } from './preconditions';
+import { BOOK_INPUT_FIELDS } from './schemas';
 import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest, VersionedBook } from './types';
 
 /** A create's idempotency key (as the client chose it) and the user it belongs to. */
@@ -97,9 +98,6 @@ export class BookService {
   }
 }
 
-const pickInput = ({ title, author, isbn, publicationYear }: BookInput): BookInput => ({
-  title,
-  author,
-  isbn,
-  publicationYear,
-});
+/** Every client field the schema knows, an omitted optional one as `undefined` (which a replace removes). */
+const pickInput = (input: BookInput): BookInput =>
+  Object.fromEntries(BOOK_INPUT_FIELDS.map((field) => [field, input[field]])) as BookInput;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { CURSOR_PATTERN } from './cursor';
-import { codePointLength, documentedAs, positiveIntegerPattern } from './documented-checks';
+import { codePointLength, documentedAs, documentedCounterpart, positiveIntegerPattern } from './documented-checks';
 import { ValidationError } from './errors';
 import { DEFAULT_PAGE_LIMIT, MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
 import type { BookFilter, BookInput, BookListQuery, BookPatch, FieldErrors } from './types';
@@ -90,6 +90,11 @@ const publicationYear = v.pipe(
   v.minValue(MIN_PUBLICATION_YEAR, 'Invalid publication year'),
 );
 
+/**
+ * The client fields of a book: the one list the types, the OpenAPI document, the Idempotency-Key
+ * fingerprint and the store's attributes derive from (CONTRIBUTING.md, "Adding a field"). An
+ * optional field is wrapped in `v.exactOptional`: a PUT that omits it removes it.
+ */
 const fields = {
   title: requiredText('Title', MAX_TITLE_LENGTH),
   author: requiredText('Author', MAX_AUTHOR_LENGTH),
@@ -97,12 +102,48 @@ const fields = {
   publicationYear,
 };
 
-const requiredMessages: Record<string, string> = {
-  title: 'Title is required',
-  author: 'Author is required',
-  isbn: 'ISBN is required',
-  publicationYear: 'Publication year is required',
+type Fields = typeof fields;
+type FieldName = keyof Fields;
+
+/** The client fields, in the order the contract lists them and responses carry them. */
+export const BOOK_INPUT_FIELDS = Object.keys(fields) as FieldName[];
+
+/** A book's fields, in the order the contract lists them and responses carry them. */
+export const BOOK_FIELDS = ['id', ...BOOK_INPUT_FIELDS, 'createdAt', 'updatedAt'] as const;
+
+const isNumber = (schema: unknown): boolean => {
+  const { type, pipe, wrapped } = schema as { type: string; pipe?: unknown[]; wrapped?: unknown };
+  return type === 'number' || (pipe ?? []).slice(1).some(isNumber) || (wrapped !== undefined && isNumber(wrapped));
 };
+
+/** The fields stored and read as numbers (DynamoDB's `N`); the rest are strings. */
+export const NUMBER_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  ...BOOK_INPUT_FIELDS.filter((field) => isNumber(fields[field])),
+]);
+
+const maxLengthOf = (schema: unknown): number | undefined => {
+  const { pipe, wrapped } = schema as { pipe?: object[]; wrapped?: unknown };
+  if (wrapped !== undefined) return maxLengthOf(wrapped);
+  const limits = (pipe ?? []).map((item) => documentedCounterpart(item)?.maxLength).filter((max) => max !== undefined);
+  return limits.length > 0 ? Number(limits[0]) : undefined;
+};
+
+/** The text fields and their longest allowed values in code points: what sizes a stored and a listed book. */
+export const TEXT_FIELD_MAX_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(
+  BOOK_INPUT_FIELDS.flatMap((field) => {
+    const max = maxLengthOf(fields[field]);
+    return max === undefined ? [] : [[field, max]];
+  }),
+);
+
+/** What a required field says when it is missing: its own message for `undefined`. */
+const requiredMessages: Record<string, string> = Object.fromEntries(
+  BOOK_INPUT_FIELDS.flatMap((field) => {
+    const issue = v.safeParse(fields[field], undefined).issues?.[0];
+    return issue ? [[field, issue.message]] : [];
+  }),
+);
 
 /**
  * valibot reports a missing key with the object's message, not the field's; this maps it back to
@@ -116,13 +157,16 @@ const objectMessage: v.ErrorMessage<v.ObjectIssue> = (issue) => {
 /** POST and PUT bodies. Unknown keys (id, createdAt, ...) are dropped. */
 export const BookInputSchema = v.object(fields, objectMessage);
 
+type Unwrapped<S> = S extends v.ExactOptionalSchema<infer W, undefined> ? W : S;
+const unwrapped = <S>(schema: S): Unwrapped<S> => {
+  const { type, wrapped } = schema as { type: string; wrapped?: unknown };
+  return (type === 'exact_optional' ? wrapped : schema) as Unwrapped<S>;
+};
+
 /** PATCH bodies: every field optional, but a supplied field is validated as on POST. */
 export const BookPatchSchema = v.object(
-  {
-    title: v.exactOptional(fields.title),
-    author: v.exactOptional(fields.author),
-    isbn: v.exactOptional(fields.isbn),
-    publicationYear: v.exactOptional(fields.publicationYear),
+  Object.fromEntries(BOOK_INPUT_FIELDS.map((field) => [field, v.exactOptional(unwrapped(fields[field]))])) as {
+    [K in FieldName]: v.ExactOptionalSchema<Unwrapped<Fields[K]>, undefined>;
   },
   BODY_MESSAGE,
 );
