@@ -25,7 +25,9 @@ const largestValue = (field: string): unknown => {
  * at its longest and costliest. Kept apart from ./limits so that the configuration table does not
  * load the schemas into every function.
  */
-export const LARGEST_BOOK = Object.fromEntries(BOOK_FIELDS.map((field) => [field, largestValue(field)])) as unknown as Book;
+export const LARGEST_BOOK = Object.fromEntries(
+  BOOK_FIELDS.map((field) => [field, largestValue(field)]),
+) as unknown as Book;
 
 /** The bytes one book can add to a streamed list at most: its JSON and the comma before it. */
 export const MAX_LISTED_BOOK_BYTES = Buffer.byteLength(JSON.stringify(LARGEST_BOOK), 'utf8') + 1;
