@@ -62,8 +62,7 @@ const maxCodePoints = (max: number, message: string) =>
  * `alsoBlank`: characters that count as blank too (the ISBN's hyphen: an ISBN of only hyphens and
  * spaces normalises to nothing, so it is no ISBN).
  */
-const requiredText = (label: string, maxLength: number, alsoBlank = '') => {
-  const required = `${label} is required`;
+const requiredText = (label: string, maxLength: number, alsoBlank = '', required = `${label} is required`) => {
   const blank = new RegExp(`^[${WHITE_SPACE}${alsoBlank}]*$`);
   return v.pipe(
     v.unknown(),
@@ -81,6 +80,10 @@ const requiredText = (label: string, maxLength: number, alsoBlank = '') => {
     maxCodePoints(maxLength, `${label} must be at most ${maxLength} characters`),
   );
 };
+
+/** An optional text field: it may be left out, but when sent it is text as a required one is. */
+export const optionalText = (label: string, maxLength: number) =>
+  v.exactOptional(requiredText(label, maxLength, '', `${label} must not be blank`));
 
 const publicationYear = v.pipe(
   v.unknown(),
