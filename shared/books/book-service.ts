@@ -1,8 +1,8 @@
+import { BOOK_INPUT_FIELDS } from './book-schema';
 import { BookNotFoundError, PreconditionFailedError } from './errors';
 import { requestFingerprint } from './idempotency';
 import type { BookStore } from './ports';
 import { failedPrecondition, type VersionCondition } from './preconditions';
-import { BOOK_INPUT_FIELDS } from './schemas';
 import type { Book, BookFilter, BookInput, BookPage, BookPatch, PageRequest, VersionedBook } from './types';
 
 /** A create's idempotency key (as the client chose it) and the user it belongs to. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BOOK_INPUT_FIELDS } from './schemas';
+import { BOOK_INPUT_FIELDS } from './book-schema';
 import type { BookInput } from './types';
 
 /** How long a key is remembered: a retry within this time replays the first response. */

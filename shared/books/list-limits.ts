@@ -1,5 +1,5 @@
+import { BOOK_FIELDS, NUMBER_FIELDS, TEXT_FIELD_MAX_LENGTHS } from './book-schema';
 import { MAX_BOOK_ID } from './limits';
-import { BOOK_FIELDS, NUMBER_FIELDS, TEXT_FIELD_MAX_LENGTHS } from './schemas';
 import type { Book } from './types';
 
 /**

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { BookInputSchema } from './schemas';
+import type { BookInputSchema } from './book-schema';
 
 /** The client-owned fields, as POST and PUT carry them: what BookInputSchema outputs. */
 export type BookInput = v.InferOutput<typeof BookInputSchema>;

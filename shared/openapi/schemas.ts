@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
+import { BookInputSchema, BookPatchSchema } from '../books/book-schema';
 import { MAX_BOOK_ID } from '../books/limits';
-import { BookInputSchema, BookPatchSchema } from '../books/schemas';
 import { jsonSchema, withBlankNote } from './json-schema';
 
 /**

@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { seedBooks } from '../../bench/seed';
+import { BOOK_FIELDS } from '../../shared/books/book-schema';
 import {
   BookNotFoundError,
   DuplicateIsbnError,
@@ -11,7 +12,6 @@ import {
 } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { ListOptions } from '../../shared/books/ports';
-import { BOOK_FIELDS } from '../../shared/books/schemas';
 import type { BookFilter, BookPatch } from '../../shared/books/types';
 import {
   AUTHOR_SHARDS,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { BookInputSchema } from '../../shared/books/book-schema';
 import { BookService } from '../../shared/books/book-service';
 import { requestFingerprint } from '../../shared/books/idempotency';
 import type { BookChange } from '../../shared/books/ports';
-import { BookInputSchema, parseBookInput } from '../../shared/books/schemas';
+import { parseBookInput } from '../../shared/books/schemas';
 import type { BookInput } from '../../shared/books/types';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { MemoryBookStore } from '../support/memory-book-store';

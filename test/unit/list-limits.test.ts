@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { BOOK_FIELDS, BOOK_INPUT_FIELDS } from '../../shared/books/book-schema';
 import { DEFAULT_LIST_MAX_BOOKS } from '../../shared/books/limits';
 import { LARGEST_BOOK, MAX_LISTED_BOOK_BYTES } from '../../shared/books/list-limits';
-import { BOOK_FIELDS, BOOK_INPUT_FIELDS, parseBookInput } from '../../shared/books/schemas';
+import { parseBookInput } from '../../shared/books/schemas';
 import { DEFAULTS, readSetting } from '../../shared/config';
 import { STREAMED_RESPONSE_MAX_BYTES } from '../../shared/http/lambda-limits';
 

@@ -1,6 +1,6 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { BookInputSchema } from '../../shared/books/schemas';
+import { BookInputSchema } from '../../shared/books/book-schema';
 import type { Book } from '../../shared/books/types';
 import {
   BOOK_PROJECTION,

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { normalizeAuthor, normalizeIsbn } from '../../books/normalize';
-import type { BookChange } from '../../books/ports';
 import {
   BOOK_FIELDS,
   BOOK_INPUT_FIELDS,
@@ -9,7 +7,9 @@ import {
   MAX_ISBN_LENGTH,
   NUMBER_FIELDS,
   TEXT_FIELD_MAX_LENGTHS,
-} from '../../books/schemas';
+} from '../../books/book-schema';
+import { normalizeAuthor, normalizeIsbn } from '../../books/normalize';
+import type { BookChange } from '../../books/ports';
 import type { Book } from '../../books/types';
 
 /**
