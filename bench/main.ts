@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_LIST_MAX_BOOKS } from '../shared/books/limits';
 import { ENV } from '../shared/config';
 import { runTool } from '../tools/cli';
 import { measureCapacity } from './capacity';
@@ -89,7 +90,7 @@ const main = async () => {
     log('The store floor: ids across failed creates, page calls, a refused list, filtered pages …');
     const floorSizes = options.quick
       ? { pageBooks: 500, capBooks: 4_000, cap: 3_500 }
-      : { pageBooks: 2_000, capBooks: 40_000, cap: 35_000 };
+      : { pageBooks: 2_000, capBooks: 40_000, cap: DEFAULT_LIST_MAX_BOOKS };
     const pageFloor = renderPageFloor(
       await measurePageFloor(database.endpoint, database.meter, floorSizes),
       floorSizes.pageBooks,

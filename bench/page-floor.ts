@@ -1,6 +1,7 @@
 import { startLocalDatabase } from '../local/dynoxide';
 import { ensureTables } from '../local/tables';
 import { BookService } from '../shared/books/book-service';
+import { DEFAULT_LIST_MAX_BOOKS } from '../shared/books/limits';
 import type { Book, BookFilter, BookInput } from '../shared/books/types';
 import { ListTooLargeError } from '../shared/http/errors';
 import { streamedJsonArray } from '../shared/http/streamed-json-array';
@@ -225,13 +226,17 @@ export const renderPageFloor = (rows: FloorRow[], pageBooks: number): string =>
     ),
   ].join('\n');
 
-/** `tsx bench/page-floor.ts [books]`: these measurements alone, on their own Dynoxide (the cap at 40,000 books, 35,000). */
+/** `tsx bench/page-floor.ts [books]`: these measurements alone, on their own Dynoxide (the cap at 40,000 books, the default cap). */
 if (process.argv[1]?.endsWith('page-floor.ts')) {
   const pageBooks = Number(process.argv[2] ?? 2_000);
   const database = await startLocalDatabase();
   const meter = await startDynamoMeter(database.endpoint);
   try {
-    const rows = await measurePageFloor(database.endpoint, meter, { pageBooks, capBooks: 40_000, cap: 35_000 });
+    const rows = await measurePageFloor(database.endpoint, meter, {
+      pageBooks,
+      capBooks: 40_000,
+      cap: DEFAULT_LIST_MAX_BOOKS,
+    });
     console.log(renderPageFloor(rows, pageBooks));
   } finally {
     await meter.close();

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -8,7 +8,6 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { userRecord } from '../admin/user-records';
-import { ha1 } from '../shared/auth/digest';
 import { NONCE_KEY_NAME } from '../shared/auth/nonce';
 import { requestFingerprint } from '../shared/books/idempotency';
 import { normalizeAuthor } from '../shared/books/normalize';
@@ -28,6 +27,7 @@ import {
 } from '../shared/store/books/book-items';
 import { DynamoBookStore } from '../shared/store/books/dynamodb-book-store';
 import { IdBlockAllocator } from '../shared/store/books/id-blocks';
+import { digestAuthorization as answerChallenge } from '../tools/http-auth/digest';
 import { type ApiRequest, authorizerEvent, proxyEvent } from './events';
 
 /** What a scenario's invocations run against. */
@@ -379,14 +379,9 @@ export const scenarios = (tables: BenchTables): Scenario[] => {
   ];
 };
 
-/** A Digest `Authorization` answering `challenge` for GET /api/books (qop=auth, MD5). */
+/** A Digest `Authorization` answering `challenge` for GET `path`, from the client outside the service. */
 export const digestAuthorization = (challenge: string, path: string): string => {
-  const param = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(challenge)?.[1] ?? '';
-  const { username, password, realm } = BENCH_USER;
-  const nonce = param('nonce');
-  const cnonce = createHash('md5').update(String(Math.random())).digest('hex').slice(0, 16);
-  const secret = ha1('MD5', username, realm, password);
-  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
-  const response = md5(`${secret}:${nonce}:00000001:${cnonce}:auth:${md5(`GET:${path}`)}`);
-  return `Digest username="${username}", realm="${realm}", nonce="${nonce}", uri="${path}", qop=auth, nc=00000001, cnonce="${cnonce}", response="${response}", opaque="${param('opaque')}", algorithm=MD5`;
+  const authorization = answerChallenge(challenge, BENCH_USER, 'GET', path);
+  if (!authorization) throw new Error(`No Digest challenge the bench can answer: ${challenge}`);
+  return authorization;
 };

@@ -60,7 +60,7 @@ export interface BookLibraryStackProps extends StackProps {
   architecture?: FunctionArchitecture;
   /**
    * At most this many books in one unpaged list (more is 422, pointing to pages), decided before the
-   * first byte. The default (35,000) keeps a list of the largest books the contract allows below
+   * first byte. The default (DEFAULT_LIST_MAX_BOOKS) keeps a list of the largest books the schema allows below
    * Lambda's 200 MB cap on a streamed response; raise it only for catalogues of small books.
    */
   listMaxBooks?: number;

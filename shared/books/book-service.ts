@@ -1,3 +1,4 @@
+import { BOOK_INPUT_FIELDS } from './book-schema';
 import { BookNotFoundError, PreconditionFailedError } from './errors';
 import { requestFingerprint } from './idempotency';
 import type { BookStore } from './ports';
@@ -97,9 +98,6 @@ export class BookService {
   }
 }
 
-const pickInput = ({ title, author, isbn, publicationYear }: BookInput): BookInput => ({
-  title,
-  author,
-  isbn,
-  publicationYear,
-});
+/** Every client field the schema knows, an omitted optional one as `undefined` (which a replace removes). */
+const pickInput = (input: BookInput): BookInput =>
+  Object.fromEntries(BOOK_INPUT_FIELDS.map((field) => [field, input[field]])) as BookInput;

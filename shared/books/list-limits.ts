@@ -1,31 +1,33 @@
+import { BOOK_FIELDS, NUMBER_FIELDS, TEXT_FIELD_MAX_LENGTHS } from './book-schema';
 import { MAX_BOOK_ID } from './limits';
-import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from './schemas';
 import type { Book } from './types';
 
 /**
- * The text that makes each character cost most in JSON: a control character other than \b \f \n
- * \r \t, which JSON.stringify writes as the six bytes `\u0001`. New books may no longer hold one,
- * but books stored before that rule may, and the cap must hold for every book a table can list. (Any other character costs at most
- * 4 bytes: 3 for most of the BMP in UTF-8, 4 for an astral one, which is still one code point.)
+ * The character that costs most in a listed book's JSON: an astral one, 4 UTF-8 bytes for one code
+ * point (lengths count code points). Control characters, which JSON writes as six bytes, are refused;
+ * quotes, backslashes and the white space JSON escapes take two.
  */
-const COSTLIEST_CHARACTER = '\u0001';
+const COSTLIEST_CHARACTER = '📚';
 /** The latest instant a JavaScript Date can hold: its ISO form is the longest (27 characters). */
 const LATEST_TIMESTAMP = new Date(8.64e15).toISOString();
 
-/**
- * The largest book the contract allows, as the list writes it: every field at its longest and
- * costliest. The list's default cap (DEFAULT_LIST_MAX_BOOKS) is derived from it; kept apart from
- * ./limits so that the configuration table does not load the schemas into every function.
- */
-export const LARGEST_BOOK: Book = {
-  id: MAX_BOOK_ID,
-  title: COSTLIEST_CHARACTER.repeat(MAX_TITLE_LENGTH),
-  author: COSTLIEST_CHARACTER.repeat(MAX_AUTHOR_LENGTH),
-  isbn: COSTLIEST_CHARACTER.repeat(MAX_ISBN_LENGTH),
-  publicationYear: Number.MAX_SAFE_INTEGER,
-  createdAt: LATEST_TIMESTAMP,
-  updatedAt: LATEST_TIMESTAMP,
+const largestValue = (field: string): unknown => {
+  if (field === 'id') return MAX_BOOK_ID;
+  if (field === 'createdAt' || field === 'updatedAt') return LATEST_TIMESTAMP;
+  if (NUMBER_FIELDS.has(field)) return Number.MAX_SAFE_INTEGER;
+  const maxLength = TEXT_FIELD_MAX_LENGTHS[field];
+  if (maxLength === undefined) throw new Error(`Book field ${field} has no maximum length: no list cap can hold it`);
+  return COSTLIEST_CHARACTER.repeat(maxLength);
 };
+
+/**
+ * The largest book the schema allows, as the list writes it: every field, optional ones included,
+ * at its longest and costliest. Kept apart from ./limits so that the configuration table does not
+ * load the schemas into every function.
+ */
+export const LARGEST_BOOK = Object.fromEntries(
+  BOOK_FIELDS.map((field) => [field, largestValue(field)]),
+) as unknown as Book;
 
 /** The bytes one book can add to a streamed list at most: its JSON and the comma before it. */
 export const MAX_LISTED_BOOK_BYTES = Buffer.byteLength(JSON.stringify(LARGEST_BOOK), 'utf8') + 1;

@@ -9,8 +9,11 @@ export interface ListOptions {
   limit?: number;
 }
 
-/** What a PUT or PATCH changes: the supplied client fields, and the new updatedAt. */
-export type BookChange = BookPatch & { updatedAt: string };
+/**
+ * What a PUT or PATCH changes: the supplied client fields, and the new updatedAt. A field present
+ * with the value `undefined` is removed (a PUT that omits an optional field); an absent one is kept.
+ */
+export type BookChange = { [K in keyof BookPatch]?: BookPatch[K] | undefined } & { updatedAt: string };
 
 /**
  * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness

@@ -1,33 +1,21 @@
+import type * as v from 'valibot';
+import type { BookInputSchema } from './book-schema';
+
+/** The client-owned fields, as POST and PUT carry them: what BookInputSchema outputs. */
+export type BookInput = v.InferOutput<typeof BookInputSchema>;
+
 /** A book record as clients see it. Timestamps are ISO-8601 UTC with milliseconds. */
-export interface Book {
+export interface Book extends BookInput {
   id: number;
-  title: string;
-  author: string;
-  isbn: string;
-  publicationYear: number;
   createdAt: string;
   updatedAt: string;
 }
-
-/** A book's fields, in the order the contract lists them and responses carry them. */
-export const BOOK_FIELDS = [
-  'id',
-  'title',
-  'author',
-  'isbn',
-  'publicationYear',
-  'createdAt',
-  'updatedAt',
-] as const satisfies readonly (keyof Book)[];
 
 /** A book and the version its stored record has reached (its entity tag is derived from it). */
 export interface VersionedBook {
   book: Book;
   version: number;
 }
-
-/** The client-owned fields, as POST and PUT carry them. */
-export type BookInput = Pick<Book, 'title' | 'author' | 'isbn' | 'publicationYear'>;
 
 /** A PATCH body: any subset of the client-owned fields. */
 export type BookPatch = Partial<BookInput>;

@@ -1,4 +1,5 @@
 import type { RouteName } from '../api/routes';
+import { DEFAULT_LIST_MAX_BOOKS } from '../books/limits';
 import { MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
 import { API_INDEX_TARGETS } from './api-index';
 import { ETAG, REVALIDATE } from './headers';
@@ -73,8 +74,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     query: true,
     responses: {
       '200': {
-        description:
-          'Matching books (empty when none match), streamed as they are read; with `limit` or `cursor`, one page of them. A failure after the first byte fails the transfer, the array unfinished, so no client takes it for the whole list; past the deployment’s cap (35,000 by default) 422',
+        description: `Matching books (empty when none match), streamed as they are read; with \`limit\` or \`cursor\`, one page of them. A failure after the first byte fails the transfer, the array unfinished, so no client takes it for the whole list; past the deployment’s cap (${DEFAULT_LIST_MAX_BOOKS.toLocaleString('en-US')} by default) 422`,
         headers: {
           Link: {
             description: 'With `limit` or `cursor`, while more books match: `<next page URL>; rel="next"` (RFC 8288)',

@@ -1,4 +1,5 @@
 import { IdempotencyKeyReusedError } from '../books/errors';
+import { DEFAULT_LIST_MAX_BOOKS } from '../books/limits';
 import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
 import { CONTENDED_WRITE_MESSAGE, GATEWAY_BODY_TOO_LARGE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
@@ -52,8 +53,7 @@ export const responses = () => ({
     content: jsonContent(errorBody(422, new IdempotencyKeyReusedError().message)),
   },
   ListTooLarge: {
-    description:
-      'The unpaged list would hold more books than the deployment lists in one response (35,000 by default, `listMaxBooks`); ask for pages with `limit`',
+    description: `The unpaged list would hold more books than the deployment lists in one response (${DEFAULT_LIST_MAX_BOOKS.toLocaleString('en-US')} by default, \`listMaxBooks\`); ask for pages with \`limit\``,
     content: jsonContent(errorBody(422, new ListTooLargeError().message)),
   },
   ContendedWrite: {

@@ -1,7 +1,6 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
+import { BookInputSchema, BookPatchSchema } from '../books/book-schema';
 import { MAX_BOOK_ID } from '../books/limits';
-import { BookInputSchema, BookPatchSchema } from '../books/schemas';
-import { BOOK_FIELDS } from '../books/types';
 import { jsonSchema, withBlankNote } from './json-schema';
 
 /**
@@ -10,13 +9,13 @@ import { jsonSchema, withBlankNote } from './json-schema';
  */
 export const schemas = () => {
   const bookInput = withBlankNote(jsonSchema(BookInputSchema, 'output'));
-  const properties = (bookInput as { properties: Record<string, JsonSchema> }).properties;
+  const { properties, required = [] } = bookInput as { properties: Record<string, JsonSchema>; required?: string[] };
   return {
     BookInput: bookInput,
     BookPatch: withBlankNote(jsonSchema(BookPatchSchema, 'output')),
     Book: {
       type: 'object',
-      required: [...BOOK_FIELDS],
+      required: ['id', ...required, 'createdAt', 'updatedAt'],
       properties: {
         id: { type: 'integer', minimum: 1, maximum: MAX_BOOK_ID },
         ...properties,

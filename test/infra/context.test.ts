@@ -9,6 +9,7 @@ import {
   knownContextOptions,
   stackOptionsFromContext,
 } from '../../infra/context';
+import { DEFAULT_LIST_MAX_BOOKS } from '../../shared/books/limits';
 
 const options = (context: Record<string, string> = {}) => stackOptionsFromContext((name) => context[name]);
 
@@ -20,7 +21,7 @@ describe('stack options from cdk context', () => {
       digestAlgorithms: ['MD5'],
       basicChallenge: 'last',
       lockout: { failureLimit: 100, lockoutAfter: 5, lockoutSeconds: 60, lockoutMaxSeconds: 900 },
-      listMaxBooks: 35_000,
+      listMaxBooks: DEFAULT_LIST_MAX_BOOKS,
       publicReads: false,
       corsAllowedOrigins: [],
       requireIfMatch: false,

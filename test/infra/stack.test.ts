@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
 import { BOOKS_TABLE_ACTIONS } from '../../infra/constructs/tables';
 import { RESOURCE_METHODS, RESOURCE_PATHS, ROUTES } from '../../shared/api/routes';
+import { DEFAULT_LIST_MAX_BOOKS } from '../../shared/books/limits';
 import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
@@ -341,7 +342,7 @@ describe('BookLibraryStack', () => {
     for (const method of buffered) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/invocations');
   });
 
-  it('sets the list cap on the list function only: the operator’s, else 35,000 (below 200 MB at the largest book)', () => {
+  it('sets the list cap on the list function only: the operator’s, else the default', () => {
     const capped = Object.entries(
       prod.template.findResources('AWS::Lambda::Function', {
         Properties: { Environment: { Variables: { LIST_MAX_BOOKS: '50000' } } },
@@ -350,7 +351,7 @@ describe('BookLibraryStack', () => {
     expect(capped.map(([id]) => id.replace(/Function.*/, ''))).toEqual(['ListBooks']);
     const byDefault = Object.entries(
       template.findResources('AWS::Lambda::Function', {
-        Properties: { Environment: { Variables: { LIST_MAX_BOOKS: '35000' } } },
+        Properties: { Environment: { Variables: { LIST_MAX_BOOKS: String(DEFAULT_LIST_MAX_BOOKS) } } },
       }),
     );
     expect(byDefault.map(([id]) => id.replace(/Function.*/, ''))).toEqual(['ListBooks']);

@@ -2,8 +2,8 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
-import { challengesOf, parseChallenges } from '../../tools/verify-deployment/challenges';
-import { answerDigest } from '../../tools/verify-deployment/digest';
+import { challengesOf, parseChallenges } from '../../tools/http-auth/challenges';
+import { answerDigest } from '../../tools/http-auth/digest';
 import { createTestTables } from '../support/dynamodb';
 
 /**

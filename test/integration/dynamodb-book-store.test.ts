@@ -1,8 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
 import { seedBooks } from '../../bench/seed';
+import { BOOK_FIELDS } from '../../shared/books/book-schema';
 import {
   BookNotFoundError,
   DuplicateIsbnError,
@@ -17,6 +18,7 @@ import {
   BOOK_PROJECTION,
   BOOK_RANGE_SIZE,
   BY_AUTHOR_YEAR_INDEX,
+  bookKey,
   ID_BLOCKS_KEY,
   idempotencyRecordKey,
   LIST_MERGE_BUDGET_BYTES,
@@ -28,6 +30,7 @@ import {
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { IdBlockAllocator } from '../../shared/store/books/id-blocks';
 import { SCHEMA_VERSION } from '../../shared/store/books/schema-version';
+import { updateExpression } from '../../shared/store/books/update-expressions';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { newBook, STAMP } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
@@ -72,6 +75,30 @@ describe('DynamoBookStore against Dynoxide', () => {
     const after = await create(newBook('int-5'));
     expect(after.id).toBe(before.id + 1);
     expect(await store.get(before.id)).toMatchObject({ book: { isbn: 'int-4' } });
+  });
+
+  it('removes an attribute a change supplies as undefined (a PUT omitting an optional field), sets the rest', async () => {
+    const { id } = await create(newBook('int-remove'));
+    const Key = bookKey(id);
+    const TableName = tables.names.books;
+    await tables.documentClient.send(
+      new UpdateCommand({
+        TableName,
+        Key,
+        ...updateExpression({ note: 'kept until replaced' }, ['attribute_exists(pk)'], {}),
+      }),
+    );
+    expect((await tables.documentClient.send(new GetCommand({ TableName, Key }))).Item).toHaveProperty('note');
+    await tables.documentClient.send(
+      new UpdateCommand({
+        TableName,
+        Key,
+        ...updateExpression({ note: undefined, title: 'Replaced' }, ['attribute_exists(pk)'], {}),
+      }),
+    );
+    const item = (await tables.documentClient.send(new GetCommand({ TableName, Key }))).Item;
+    expect(item).not.toHaveProperty('note');
+    expect(item).toMatchObject({ title: 'Replaced', version: 3 });
   });
 
   it('moves the ISBN claim when an update changes the ISBN, and refuses a taken one', async () => {
@@ -566,7 +593,7 @@ describe('DynamoBookStore: a whole list, streamed (Dynoxide)', () => {
     // Only the book's own attributes come back: no keys, index keys or version with every book.
     expect(
       new Set(queries.map((command) => Object.values(command.input.ExpressionAttributeNames).sort().join())),
-    ).toStrictEqual(new Set(['author,createdAt,id,isbn,publicationYear,title,updatedAt']));
+    ).toStrictEqual(new Set([[...BOOK_FIELDS].sort().join()]));
     expect(
       queries.every((command) => command.input.ProjectionExpression === BOOK_PROJECTION.ProjectionExpression),
     ).toBe(true);

@@ -47,7 +47,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   // Code shared by the operator-side programs, never bundled into a function.
   admin: ['shared/auth', 'shared/books', 'shared/store', 'shared/store/books'],
   local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/store', 'shared/store/auth', 'admin'],
-  tools: ['shared/auth', 'shared/config', ...STORE, 'admin', 'local'],
+  // The HTTP authentication client of the tools, the bench and the tests: nothing of the service's
+  // own, so that a mistake the server's code makes cannot hide in the client that checks it.
+  'tools/http-auth': [],
+  tools: ['shared/auth', 'shared/config', ...STORE, 'admin', 'local', 'tools/http-auth'],
   // The bench builds the stack's bundles and drives the local gateway; it never imports a handler.
   bench: [
     'shared/api',
@@ -60,6 +63,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'local',
     'infra',
     'tools',
+    'tools/http-auth',
   ],
 };
 

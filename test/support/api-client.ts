@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { digestAuthorization as answerChallenge, basicAuthorization } from '../../tools/http-auth/digest';
 import { DEMO } from './local-api';
 
 export interface ApiResponse {
@@ -11,23 +11,14 @@ export interface ApiResponse {
 
 export type Scheme = 'basic' | 'digest';
 
-const md5 = (text: string) => createHash('md5').update(text).digest('hex');
-
-/**
- * A Digest (RFC 7616, qop=auth, MD5) answer to a challenge, written independently of the code under
- * test so a shared mistake cannot hide.
- */
+/** A Digest answer to a `WWW-Authenticate` field, from the client outside the service (tools/http-auth). */
 export const digestAuthorization = (challenge: string, method: string, uri: string, user = DEMO): string => {
-  const param = (name: string) => new RegExp(`${name}="?([^",]+)"?`).exec(challenge)?.[1] ?? '';
-  const [realm, nonce, opaque] = [param('realm'), param('nonce'), param('opaque')];
-  const cnonce = randomBytes(8).toString('hex');
-  const ha1 = md5(`${user.username}:${realm}:${user.password}`);
-  const response = md5(`${ha1}:${nonce}:00000001:${cnonce}:auth:${md5(`${method}:${uri}`)}`);
-  const quoted = uri.replace(/["\\]/g, '\\$&'); // a quoted-string escapes " and \ (RFC 9110 §5.6.4)
-  return `Digest username="${user.username}", realm="${realm}", nonce="${nonce}", uri="${quoted}", qop=auth, nc=00000001, cnonce="${cnonce}", response="${response}", opaque="${opaque}"`;
+  const authorization = answerChallenge(challenge, user, method, uri);
+  if (!authorization) throw new Error(`No Digest challenge this client can answer: ${challenge}`);
+  return authorization;
 };
 
-const basic = (user = DEMO) => `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`;
+const basic = (user = DEMO) => basicAuthorization(user);
 
 /**
  * One request to the API, the body sent as JSON unless it is already a string (with a JSON

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { isWellFormed } from '../../shared/books/book-schema';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
-import { isWellFormed, parseBookId, parseBookInput, parseBookPatch, parseBookQuery } from '../../shared/books/schemas';
+import { parseBookId, parseBookInput, parseBookPatch, parseBookQuery } from '../../shared/books/schemas';
 import { errorsOf } from '../support/validation';
 
 const parseBookFilter = (query: Record<string, string> | null) => parseBookQuery(query).filter;

@@ -1,16 +1,9 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { BookInputSchema, BookPatchSchema } from '../../shared/books/book-schema';
 import { codePointLength, documentedAs, positiveIntegerPattern } from '../../shared/books/documented-checks';
 import { ValidationError } from '../../shared/books/errors';
-import {
-  BookIdSchema,
-  BookInputSchema,
-  BookPatchSchema,
-  BookQuerySchema,
-  parseBookId,
-  parseBookInput,
-  parseBookQuery,
-} from '../../shared/books/schemas';
+import { BookIdSchema, BookQuerySchema, parseBookId, parseBookInput, parseBookQuery } from '../../shared/books/schemas';
 import { parseIdempotencyKey } from '../../shared/http/idempotency-key';
 import { parseTagList } from '../../shared/http/preconditions';
 import { buildOpenApiDocument } from '../../shared/openapi/document';

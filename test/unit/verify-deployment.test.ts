@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseAuthParams, parseChallenges } from '../../tools/verify-deployment/challenges';
+import { parseAuthParams, parseChallenges } from '../../tools/http-auth/challenges';
+import { answerDigest } from '../../tools/http-auth/digest';
 import { CHECKS } from '../../tools/verify-deployment/checks';
 import { nextLink } from '../../tools/verify-deployment/checks/support';
 import { parseBaseUrl, parseOptions } from '../../tools/verify-deployment/cli';
-import { answerDigest } from '../../tools/verify-deployment/digest';
 import { expectUnderBase } from '../../tools/verify-deployment/expect';
 import { formatResult, formatSummary } from '../../tools/verify-deployment/report';
 

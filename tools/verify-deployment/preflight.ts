@@ -1,4 +1,4 @@
-import { parseChallenges } from './challenges';
+import { parseChallenges } from '../http-auth/challenges';
 import { basicAuthorization, TransportError } from './http';
 import type { Credentials, HttpClient } from './types';
 

@@ -1,3 +1,4 @@
+import type { Credentials } from '../http-auth/digest';
 import type { RunBooks } from './run-books';
 
 /** What the operator asked for on the command line. */
@@ -38,10 +39,7 @@ export interface HttpClient {
   send: (request: HttpRequest) => Promise<HttpResponse>;
 }
 
-export interface Credentials {
-  username: string;
-  password: string;
-}
+export type { Credentials } from '../http-auth/digest';
 
 /** What every check sees: the client, the credentials, this run's books and what earlier checks learnt. */
 export interface CheckContext {

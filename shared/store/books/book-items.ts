@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  BOOK_FIELDS,
+  BOOK_INPUT_FIELDS,
+  MAX_AUTHOR_LENGTH,
+  MAX_ISBN_LENGTH,
+  NUMBER_FIELDS,
+  TEXT_FIELD_MAX_LENGTHS,
+} from '../../books/book-schema';
 import { normalizeAuthor, normalizeIsbn } from '../../books/normalize';
 import type { BookChange } from '../../books/ports';
-import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../../books/schemas';
-import { BOOK_FIELDS, type Book } from '../../books/types';
+import type { Book } from '../../books/types';
 
 /**
  * The books table's items and the mappers between items and books, in one place: books in id
@@ -33,14 +40,16 @@ export const MAX_PARTITION_KEY_BYTES = 2048;
 /** Digits of a year and of an id in the author-and-year sort key: both are safe integers, at most 16 digits. */
 const YEAR_ID_DIGITS = 16;
 
+const TEXT_CHARACTERS = Object.values(TEXT_FIELD_MAX_LENGTHS).reduce((sum, max) => sum + max, 0);
+
 /**
- * The largest a book item can be: every character of title, author (stored three times: as given,
- * as the index key, inside the index's shard key) and ISBN (twice) at 3 UTF-8 bytes (a surrogate
- * pair is 4 bytes for 2 characters), plus 512 bytes for attribute names, numbers and timestamps,
- * and the author-and-year sort key.
+ * The largest a book item can be: every character of its text fields, author again twice (the index
+ * key, inside the index's shard key) and ISBN once more, at 3 UTF-8 bytes (a surrogate pair is 4
+ * bytes for 2 characters), plus 512 bytes for attribute names, numbers and timestamps, and the
+ * author-and-year sort key.
  */
 export const MAX_BOOK_ITEM_BYTES =
-  3 * (MAX_TITLE_LENGTH + 3 * MAX_AUTHOR_LENGTH + 2 * MAX_ISBN_LENGTH) + 512 + 'yearId'.length + 2 * YEAR_ID_DIGITS + 1;
+  3 * (TEXT_CHARACTERS + 2 * MAX_AUTHOR_LENGTH + MAX_ISBN_LENGTH) + 512 + 'yearId'.length + 2 * YEAR_ID_DIGITS + 1;
 
 /**
  * What a whole-list merge may hold of item data at once, however many keys it spans: each key has
@@ -121,22 +130,23 @@ export const idempotencyRecordKey = (owner: string, key: string) => ({
   sk: 0 as const,
 });
 
-/** The stored attributes a change sets: the supplied fields, what derives from them (index and ISBN keys), updatedAt. */
+/**
+ * The stored attributes a change sets: the supplied fields, what derives from them (index and ISBN
+ * keys), updatedAt. A field supplied as `undefined` stays so: the update expression removes it.
+ */
 export const changedAttributes = (id: number, change: BookChange): Record<string, unknown> => {
   const attributes: Record<string, unknown> = {};
-  if (change.title !== undefined) attributes.title = change.title;
+  for (const field of BOOK_INPUT_FIELDS) if (field in change) attributes[field] = change[field];
   if (change.author !== undefined) {
     const authorKey = normalizeAuthor(change.author);
     Object.assign(attributes, {
-      author: change.author,
       authorKey,
       authorShard: authorShardKey(authorKey, authorShardOf(id)),
     });
   }
-  if (change.isbn !== undefined) Object.assign(attributes, { isbn: change.isbn, isbnKey: normalizeIsbn(change.isbn) });
+  if (change.isbn !== undefined) attributes.isbnKey = normalizeIsbn(change.isbn);
   if (change.publicationYear !== undefined) {
     Object.assign(attributes, {
-      publicationYear: change.publicationYear,
       yearShard: yearShardKey(change.publicationYear, yearShardOf(id)),
       yearId: yearIdKey(change.publicationYear, id),
     });
@@ -172,26 +182,24 @@ export const BOOK_PROJECTION = {
 
 /**
  * A book from an item in DynamoDB's attribute-value form, as a Query with BOOK_PROJECTION returns it.
- * Written out because the seven attributes are known: the generic unmarshaller builds an entries
+ * Read field by field because the fields are known: the generic unmarshaller builds an entries
  * array per attribute and a copy of the item, which over a whole list outweighs the books.
  */
-export const bookFromAttributes = (item: Record<string, AttributeValue>): Book => ({
-  id: Number(item.id?.N),
-  title: item.title?.S as string,
-  author: item.author?.S as string,
-  isbn: item.isbn?.S as string,
-  publicationYear: Number(item.publicationYear?.N),
-  createdAt: item.createdAt?.S as string,
-  updatedAt: item.updatedAt?.S as string,
-});
+export const bookFromAttributes = (item: Record<string, AttributeValue>): Book => {
+  const book: Record<string, unknown> = {};
+  for (const field of BOOK_FIELDS) {
+    const value = item[field];
+    if (value !== undefined) book[field] = NUMBER_FIELDS.has(field) ? Number(value.N) : value.S;
+  }
+  return book as unknown as Book;
+};
 
 /** The book's own fields, in the contract's order, from an item or a stored copy of a book. */
-export const toBook = (item: Book): Book => ({
-  id: Number(item.id),
-  title: item.title,
-  author: item.author,
-  isbn: item.isbn,
-  publicationYear: Number(item.publicationYear),
-  createdAt: item.createdAt,
-  updatedAt: item.updatedAt,
-});
+export const toBook = (item: Book): Book => {
+  const book: Record<string, unknown> = {};
+  for (const field of BOOK_FIELDS) {
+    const value = item[field];
+    if (value !== undefined) book[field] = NUMBER_FIELDS.has(field) ? Number(value) : value;
+  }
+  return book as unknown as Book;
+};

@@ -31,20 +31,30 @@ export const versionConditions = (
   return terms;
 };
 
-/** `SET` of the changed attributes and the next version, under the given conditions. */
+/**
+ * `SET` of the changed attributes, `REMOVE` of those whose value is `undefined` (a replace that
+ * omits an optional field), and the next version, under the given conditions.
+ */
 export const updateExpression = (
   attributes: Record<string, unknown>,
   conditions: string[],
   values: Record<string, unknown>,
 ) => {
   const names = Object.keys(attributes);
+  const alias = (name: string) => `#a${names.indexOf(name)}`;
+  const set = names.filter((name) => attributes[name] !== undefined);
+  const removed = names.filter((name) => attributes[name] === undefined);
   return {
-    UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')} ADD version :one`,
+    UpdateExpression: [
+      `SET ${set.map((name) => `${alias(name)} = :a${names.indexOf(name)}`).join(', ')}`,
+      ...(removed.length > 0 ? [`REMOVE ${removed.map(alias).join(', ')}`] : []),
+      'ADD version :one',
+    ].join(' '),
     ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
     ExpressionAttributeValues: {
       ...values,
-      ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])),
+      ...Object.fromEntries(set.map((name) => [`:a${names.indexOf(name)}`, attributes[name]])),
       ':one': 1,
     },
   };

@@ -1,5 +1,5 @@
-import { challengesOf, parseAuthParams } from '../challenges';
-import { algorithmOf, answerDigest } from '../digest';
+import { challengesOf, parseAuthParams } from '../../http-auth/challenges';
+import { algorithmOf, answerDigest } from '../../http-auth/digest';
 import { expectNoBody, fail } from '../expect';
 import { basicAuthorization } from '../http';
 import type { Check } from '../types';

@@ -1,4 +1,4 @@
-import { type Challenge, noncesOf, parseChallenges } from '../challenges';
+import { type Challenge, noncesOf, parseChallenges } from '../../http-auth/challenges';
 import { expectStatus, fail, isIsoTimestamp, parseJson } from '../expect';
 import { basicAuthorization } from '../http';
 import type { Book, BookFields } from '../run-books';

@@ -1,12 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Challenge } from './challenges';
-import type { Credentials } from './types';
+import { type Challenge, challengesOf, parseChallenges } from './challenges';
 
 /**
- * A Digest client written from RFC 7616 alone, with node:crypto, and none of the service's own
- * code: the check must be a client from outside, so that a mistake shared by the server's
- * computation and a client built from it cannot pass unnoticed.
+ * The one Digest client of the tools, the benchmark and the tests, written from RFC 7616 alone, with
+ * node:crypto and none of the service's own code: a mistake shared by the server's computation and
+ * a client built from it would otherwise pass unnoticed.
  */
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
 
 /** A challenge this client cannot answer: an algorithm it does not know, or no `qop="auth"`. */
 export class UnanswerableChallengeError extends Error {
@@ -32,7 +36,7 @@ export const algorithmOf = (challenge: Challenge): DigestAlgorithm | undefined =
   return nodeHash ? { name, nodeHash, session } : undefined;
 };
 
-const offersAuth = (challenge: Challenge) =>
+const offersAuth = (challenge: Challenge): boolean =>
   (challenge.params.qop ?? '')
     .split(',')
     .map((option) => option.trim().toLowerCase())
@@ -97,4 +101,24 @@ export const answerDigest = ({ challenge, credentials, method, uri, nc = 1, cnon
   ].join(', ');
   const rspauth = hash(`${ha1}:${nonce}:${count}:${clientNonce}:auth:${hash(`:${uri}`)}`);
   return { authorization, nc: count, cnonce: clientNonce, rspauth };
+};
+
+/** `Basic` credentials (RFC 7617), the name and password in UTF-8. */
+export const basicAuthorization = ({ username, password }: Credentials): string =>
+  `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+
+/**
+ * The `Authorization` answering the first Digest challenge of a `WWW-Authenticate` field that this
+ * client can answer (a known algorithm, `qop="auth"` offered); undefined when there is none.
+ */
+export const digestAuthorization = (
+  field: string | null | undefined,
+  credentials: Credentials,
+  method: string,
+  uri: string,
+): string | undefined => {
+  const challenge = challengesOf(parseChallenges(field), 'digest').find(
+    (offered) => algorithmOf(offered) !== undefined && offersAuth(offered),
+  );
+  return challenge && answerDigest({ challenge, credentials, method, uri }).authorization;
 };
