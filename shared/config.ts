@@ -148,6 +148,8 @@ export const SETTINGS = {
   dynamodbEndpoint: setting('DYNAMODB_ENDPOINT', optionalText),
   /** The region; Lambda sets it, a local endpoint does not need one. */
   region: setting('AWS_REGION', optionalText),
+  /** A file each DynamoDB call is appended to as a JSON line (`npm run test:permissions`); unset on Lambda. */
+  dynamodbCallLog: setting('DYNAMODB_CALL_LOG', optionalText),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -165,6 +167,10 @@ export const readSetting = <Key extends SettingKey>(key: Key, env: Environment =
   const { name, parse } = SETTINGS[key];
   return parse(env[name], name) as SettingValue<Key>;
 };
+
+/** A setting's text as set, or undefined: for code that only compares it with a value (the DynamoDB call log). */
+export const settingText = (key: SettingKey, env: Environment = process.env): string | undefined =>
+  env[SETTINGS[key].name] || undefined;
 
 /** The environment variables that give these settings these values (for a function's environment). */
 export const toEnvironment = (values: { readonly [Key in SettingKey]?: SettingValue<Key> }): Record<string, string> =>

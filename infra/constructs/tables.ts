@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { ID_BLOCKS_KEY } from '../../shared/store/books/book-items';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../../shared/store/tables';
 import { skipScanners } from './scanner-skips';
 
@@ -13,6 +14,7 @@ import { skipScanners } from './scanner-skips';
  */
 export const BOOKS_TABLE_ACTIONS = {
   read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  list: ['dynamodb:GetItem', 'dynamodb:Query'],
   write: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 } as const;
 
@@ -44,6 +46,19 @@ export class ServiceTables extends Construct {
       ...BOOKS_TABLE.indexes.map((index) => `${this.books.tableArn}/index/${index.indexName}`),
     ];
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...BOOKS_TABLE_ACTIONS[access]], resources }));
+    if (access === 'list') fn.addToRolePolicy(this.listVerdictStatement());
+  }
+
+  /**
+   * The list's remembered verdict (shared/store/books/list-verdict.ts) is written on the id-blocks
+   * item, and on nothing else: UpdateItem on the one partition key (IAM's dynamodb:LeadingKeys).
+   */
+  private listVerdictStatement() {
+    return new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [this.books.tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ID_BLOCKS_KEY.pk] } },
+    });
   }
 
   private table(id: string, definition: TableDefinition, protect: boolean) {
