@@ -31,10 +31,21 @@ const invokedFunction = new AsyncLocalStorage<string>();
 /** Runs `work` as the named function: the calls it makes are recorded as that function's. */
 export const runAsFunction = <T>(name: string, work: () => T): T => invokedFunction.run(name, work);
 
-const tableKind = (tableName: string): TableKind | undefined => {
-  if (settingText('booksTableName') === tableName) return 'books';
-  if (settingText('authTableName') === tableName) return 'auth';
-  return undefined;
+/** The service's table names as configured now (the test suites change them between servers). */
+const configuredTables = (): Partial<Record<TableKind, string>> => ({
+  books: settingText('booksTableName'),
+  auth: settingText('authTableName'),
+});
+
+/**
+ * Which of the service's tables a name is: by the names configured when the client was made (a
+ * function keeps those, as a container does) or now.
+ */
+const tableKind = (tableName: string, atStart: Partial<Record<TableKind, string>>): TableKind | undefined => {
+  const now = configuredTables();
+  return (Object.keys(DEFINITIONS) as TableKind[]).find(
+    (kind) => atStart[kind] === tableName || now[kind] === tableName,
+  );
 };
 
 /** A key's text, in DynamoDB's form (`{ S: 'x' }`) or the document client's (`'x'`), which the hook may see. */
@@ -64,9 +75,10 @@ interface QueryInput {
 type ItemInput = QueryInput & { Key?: Record<string, KeyValue>; Item?: Record<string, KeyValue> };
 
 /** One call of `action` on one table, with the partition key it names (a Query's on the table or index). */
-const callOn = (action: string, input: ItemInput, fn: string | undefined): RecordedCall => {
+const callOn = (action: string, input: ItemInput, scope: CallScope): RecordedCall => {
   const tableName = input.TableName ?? '';
-  const table = tableKind(tableName);
+  const table = tableKind(tableName, scope.tables);
+  const fn = scope.function;
   const definition = table && DEFINITIONS[table];
   const index = definition?.indexes.find((candidate) => candidate.indexName === input.IndexName);
   const keyName = (index ?? definition)?.partitionKey.name ?? '';
@@ -81,27 +93,42 @@ const callOn = (action: string, input: ItemInput, fn: string | undefined): Recor
   };
 };
 
+/** Who makes a call, and the table names its client was made with. */
+interface CallScope {
+  function?: string | undefined;
+  tables: Partial<Record<TableKind, string>>;
+}
+
 type TransactItem = Partial<Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck', ItemInput>>;
-const TRANSACT_ACTIONS = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
+const TRANSACT_ACTIONS = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
 
 /**
  * The calls as IAM sees them: TransactWriteItems is authorised per item action (AWS's DynamoDB
  * guide, "Using IAM with DynamoDB transactions"); a batch as one action per table with every key.
  */
-export const callsOf = (command: string, input: Record<string, unknown>, fn?: string): RecordedCall[] => {
+export const callsOf = (
+  command: string,
+  input: Record<string, unknown>,
+  scope: CallScope = { tables: {} },
+): RecordedCall[] => {
   const action = command.replace(/Command$/, '');
   if (action === 'TransactWriteItems') {
     return ((input.TransactItems ?? []) as TransactItem[]).flatMap((item) =>
       Object.entries(TRANSACT_ACTIONS).flatMap(([kind, itemAction]) => {
         const part = item[kind as keyof TransactItem];
-        return part ? [callOn(itemAction, part, fn)] : [];
+        return part ? [callOn(itemAction, part, scope)] : [];
       }),
     );
   }
   if (action === 'BatchWriteItem' || action === 'BatchGetItem') {
     const requests = (input.RequestItems ?? {}) as Record<string, unknown>;
     return Object.keys(requests).map((tableName) => {
-      const call = callOn(action, { TableName: tableName }, fn);
+      const call = callOn(action, { TableName: tableName }, scope);
       const keys = (Array.isArray(requests[tableName]) ? (requests[tableName] as ItemRequest[]) : [])
         .map((request) => request.PutRequest?.Item ?? request.DeleteRequest?.Key)
         .map((key) => (call.table ? textOf(key?.[DEFINITIONS[call.table].partitionKey.name]) : undefined))
@@ -109,7 +136,7 @@ export const callsOf = (command: string, input: Record<string, unknown>, fn?: st
       return keys.length > 0 ? { ...call, leadingKeys: [...new Set(keys)] } : call;
     });
   }
-  return [callOn(action, input as ItemInput, fn)];
+  return [callOn(action, input as ItemInput, scope)];
 };
 
 interface ItemRequest {
@@ -124,9 +151,11 @@ interface ItemRequest {
 export const recordCalls = (client: DynamoDBClient) => {
   const file = readSetting('dynamodbCallLog');
   if (!file) return;
+  const tables = configuredTables();
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const calls = callsOf(context.commandName ?? '', args.input as Record<string, unknown>, invokedFunction.getStore());
+      const scope = { function: invokedFunction.getStore(), tables };
+      const calls = callsOf(context.commandName ?? '', args.input as Record<string, unknown>, scope);
       appendFileSync(file, calls.map((call) => `${JSON.stringify(call)}\n`).join(''));
       return next(args);
     },
