@@ -2,7 +2,15 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { FUNCTION_TIMEOUT_SECONDS, functionTimeoutMs, handlerOf, RESOURCE_METHODS, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import {
+  FUNCTION_TIMEOUT_SECONDS,
+  functionTimeoutMs,
+  handlerOf,
+  RESOURCE_METHODS,
+  ROUTES,
+  type Route,
+  requiresAuth,
+} from '../shared/api/routes';
 import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';

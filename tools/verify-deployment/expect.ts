@@ -86,7 +86,6 @@ export const expectUnderBase = (baseUrl: string, written: string | null, path: s
       `${what}: "${written}" is on ${url.origin}, not ${base.origin}: behind a CDN or proxy, deploy with ` +
         `-c publicBaseUrl=${base.origin}${base.pathname.replace(/\/+$/, '')} (PUBLIC_BASE_URL for npm start)`,
     );
-  if (url.pathname !== wantedPath)
-    fail(`${what}: "${written}" is not ${base.origin}${wantedPath}`);
+  if (url.pathname !== wantedPath) fail(`${what}: "${written}" is not ${base.origin}${wantedPath}`);
   return url;
 };
