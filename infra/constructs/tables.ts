@@ -3,8 +3,13 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ID_BLOCKS_KEY } from '../../shared/store/books/book-items';
-import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../../shared/store/tables';
+import {
+  AUTH_TABLE,
+  BOOKS_TABLE,
+  ID_BLOCKS_PARTITION,
+  type KeyAttribute,
+  type TableDefinition,
+} from '../../shared/store/tables';
 import { skipScanners } from './scanner-skips';
 
 /**
@@ -57,7 +62,7 @@ export class ServiceTables extends Construct {
     return new iam.PolicyStatement({
       actions: ['dynamodb:UpdateItem'],
       resources: [this.books.tableArn],
-      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ID_BLOCKS_KEY.pk] } },
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ID_BLOCKS_PARTITION] } },
     });
   }
 

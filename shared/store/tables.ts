@@ -39,6 +39,9 @@ export interface TableDefinition {
  * list is one Query; a page filtered by author, or by author and year, two (one per author shard);
  * by year alone, one per year shard (docs/data-model.md).
  */
+/** The id-blocks item's partition key: the one item the list function may write (its IAM grant names it). */
+export const ID_BLOCKS_PARTITION = 'ID_BLOCKS';
+
 export const BOOKS_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'N' },

@@ -6,8 +6,8 @@ import {
   dynamoDbRemovals,
   unnoticedRemovals,
   withoutAction,
-} from '../../tools/permissions/evaluate';
-import { type StackRoles, synthesizeRoles } from '../../tools/permissions/role-policies';
+} from '../tools/permissions/evaluate';
+import { type StackRoles, synthesizeRoles } from '../tools/permissions/role-policies';
 
 /** One call per action and resource each function's role grants, with the partition key a condition names. */
 const grantedCalls = (roles: StackRoles): RecordedCall[] =>

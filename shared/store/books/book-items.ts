@@ -4,6 +4,7 @@ import { normalizeAuthor, normalizeIsbn } from '../../books/normalize';
 import type { BookChange } from '../../books/ports';
 import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../../books/schemas';
 import { BOOK_FIELDS, type Book } from '../../books/types';
+import { ID_BLOCKS_PARTITION } from '../tables';
 
 /**
  * The books table's item layout and the mappers between items and books, in one place: the store
@@ -30,7 +31,7 @@ export const OLDER_AUTHOR_SHARDS = 16;
 /** Never a prefix of the older layout's `BOOK#<id mod 32>` keys (legacy-layout.ts), which may share the table while it migrates. */
 export const BOOK_PARTITION_PREFIX = 'BOOKS#';
 export const ISBN_CLAIM_PREFIX = 'ISBN#';
-export const ID_BLOCKS_KEY = { pk: 'ID_BLOCKS', sk: 0 } as const;
+export const ID_BLOCKS_KEY = { pk: ID_BLOCKS_PARTITION, sk: 0 } as const;
 export const IDEMPOTENCY_RECORD_PREFIX = 'IDEMPOTENCY#';
 
 /** The books table's TTL attribute (epoch seconds): only idempotency records carry it, never a book. */

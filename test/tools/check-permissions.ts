@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { RecordedCall } from '../shared/store/call-log';
-import { parseCommandLine, runTool, UsageError } from './cli';
+import type { RecordedCall } from '../../shared/store/call-log';
+import { parseCommandLine, runTool, UsageError } from '../../tools/cli';
 import { deniedCalls, describeDenial, unnoticedRemovals } from './permissions/evaluate';
 import { synthesizeRoles } from './permissions/role-policies';
 
