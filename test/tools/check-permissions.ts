@@ -14,9 +14,9 @@ const HELP = `Usage: npm run test:permissions -- [options]
 Runs the integration and end-to-end suites with every DynamoDB call each function makes recorded
 (DYNAMODB_CALL_LOG), then evaluates each distinct call against that function's role as the CDK
 synthesizes it, with an IAM policy simulator (@cloud-copilot/iam-simulate). Fails when a call would
-be denied on AWS, naming the function, action, resource and the statement its role lacks; and when
-a DynamoDB action granted to a function is one no recorded call needs (taking it out of the grant
-would go unnoticed). Exits 1 on either, 2 on a usage error.
+be denied on AWS, naming the function, action, resource and the statement its role lacks (exit 1;
+2 on a usage error). Lists the DynamoDB actions granted to a function that no recorded call needs:
+taking one of those out of its grant would go unnoticed.
 
 Options:
   --calls <file>   check the calls recorded in this file instead of running the suites
@@ -61,15 +61,14 @@ const main = async () => {
   const roles = synthesizeRoles();
   const denials = await deniedCalls(calls, roles);
   for (const denial of denials) console.error(`DENIED: ${describeDenial(denial)}`);
-  const unnoticed = denials.length === 0 ? await unnoticedRemovals(calls, roles) : [];
-  for (const removal of unnoticed) {
-    console.error(
-      `UNUSED: ${removal.function} is granted ${removal.action} (${removal.policy}, statement ${removal.statement}), ` +
+  if (denials.length > 0) throw new Error(`${denials.length} denied call(s)`);
+  // Reported, not failed: these grants are shared by every writing route, and no route may lose one
+  // that a path the suites do not reach still needs (narrowing them is a reviewed change).
+  for (const removal of await unnoticedRemovals(calls, roles)) {
+    console.log(
+      `NOT EXERCISED: ${removal.function} is granted ${removal.action} (${removal.policy}, statement ${removal.statement}), ` +
         'which no recorded call needs: taking it out would go unnoticed',
     );
-  }
-  if (denials.length > 0 || unnoticed.length > 0) {
-    throw new Error(`${denials.length} denied call(s), ${unnoticed.length} unused grant(s)`);
   }
   console.log(`${made.length} DynamoDB calls of ${new Set(made.map((c) => c.function)).size} functions: all allowed`);
 };
