@@ -2,7 +2,15 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { functionTimeoutMs, handlerOf, RESOURCE_METHODS, ROUTES, type Route, requiresAuth } from '../shared/api/routes';
+import {
+  FUNCTION_TIMEOUT_SECONDS,
+  functionTimeoutMs,
+  handlerOf,
+  RESOURCE_METHODS,
+  ROUTES,
+  type Route,
+  requiresAuth,
+} from '../shared/api/routes';
 import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
@@ -14,6 +22,7 @@ import { addResourceMethods } from './constructs/gateway-methods';
 import { BookRestApi } from './constructs/rest-api';
 import { type FunctionArchitecture, RouteFunction } from './constructs/route-function';
 import { publicMethodSkip, skipScanners } from './constructs/scanner-skips';
+import { nameStageInPermissions } from './constructs/stage-permissions';
 import { ServiceTables } from './constructs/tables';
 
 export interface BookLibraryStackProps extends StackProps {
@@ -33,6 +42,8 @@ export interface BookLibraryStackProps extends StackProps {
   publicReads: boolean;
   /** Browser origins CORS lets in (`https://app.example.com`); default none: no CORS at all. */
   corsAllowedOrigins?: readonly string[];
+  /** The URL a front (CDN, proxy) serves the API's root at: `Location` and the links are written on it. */
+  publicBaseUrl?: string;
   /** PUT, PATCH and DELETE without If-Match get 428 (default off: the contract's clients send none). */
   requireIfMatch?: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -115,7 +126,8 @@ export class BookLibraryStack extends Stack {
         tracing,
         samLocal,
         architecture,
-        timeoutSeconds: functionTimeoutMs(route) / 1_000,
+        // A buffered integration waits 29 s at most: a longer function would run on, billed, after the gateway's 504.
+        timeoutSeconds: streaming ? functionTimeoutMs(route) / 1_000 : FUNCTION_TIMEOUT_SECONDS,
       }).function;
       if (route.access !== 'none') this.tables.grantBooks(fn, route.access);
       this.functions[route.name] = fn;
@@ -137,6 +149,7 @@ export class BookLibraryStack extends Stack {
     }).function;
     this.functions[RESOURCE_METHODS.name] = resourceMethods;
     addResourceMethods(this.api, resourceMethods, samLocal);
+    nameStageInPermissions(this, this.api, props.stage);
 
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
@@ -154,9 +167,11 @@ export class BookLibraryStack extends Stack {
 
   private routeEnvironment(route: Route, props: BookLibraryStackProps): Record<string, string> {
     const cors = props.corsAllowedOrigins?.length ? { corsAllowedOrigins: props.corsAllowedOrigins } : {};
-    if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads, ...cors });
+    const links = { publicBaseUrl: props.publicBaseUrl };
+    if (route.access === 'none') return toEnvironment({ publicReads: props.publicReads, ...cors, ...links });
     return toEnvironment({
       ...cors,
+      ...links,
       booksTableName: this.tables.books.tableName,
       ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks ?? DEFAULTS.listMaxBooks }),
       ...(route.access === 'write' && { requireIfMatch: props.requireIfMatch ?? false }),

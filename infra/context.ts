@@ -64,6 +64,13 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
       throw new InvalidContextError(`Context option ${(error as Error).message}`, { cause: error });
     }
   };
+  const publicBaseUrl = (): string | undefined => {
+    try {
+      return SETTINGS.publicBaseUrl.parse(optional('publicBaseUrl'), 'publicBaseUrl');
+    } catch (error) {
+      throw new InvalidContextError(`Context option ${(error as Error).message}`, { cause: error });
+    }
+  };
   const stage = text('stage', 'dev');
   if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) invalid('stage', stage, 'letters, digits and hyphens (at most 32)');
 
@@ -75,6 +82,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     basicChallenge: basicChallenge(),
     publicReads: flag('publicReads'),
     corsAllowedOrigins: corsAllowedOrigins(),
+    publicBaseUrl: publicBaseUrl(),
     requireIfMatch: flag('requireIfMatch'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {

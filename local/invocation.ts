@@ -15,6 +15,7 @@ import {
   RESOURCE_METHODS,
   requiresAuth,
 } from '../shared/api/routes';
+import { runAsFunction } from '../shared/store/call-log';
 import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
@@ -73,17 +74,21 @@ export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOpt
         event.requestContext.requestId,
         FUNCTION_TIMEOUT_SECONDS * 1_000,
       );
-      return handler(event, context);
+      return runAsFunction(RESOURCE_METHODS.name, () => handler(event, context));
     }
     if (requiresAuth(match.route, publicReads)) {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
       const authorizerEvent = toAuthorizerEvent(event);
-      const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
+      const result = await runAsFunction(AUTHORIZER.name, () =>
+        authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId)),
+      );
       if (!isAllowed(result, authorizerEvent.methodArn)) return answer(request, accessDenied(result, realm));
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
     const handler = await loadHandler<ProxyHandler>(match.route.entry);
     const context = lambdaContext(match.route.name, event.requestContext.requestId, functionTimeoutMs(match.route));
-    return isStreamingHandler(handler) ? invokeStreaming(handler, event, context) : handler(event, context);
+    return runAsFunction(match.route.name, () =>
+      isStreamingHandler(handler) ? invokeStreaming(handler, event, context) : handler(event, context),
+    );
   };
 };

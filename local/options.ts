@@ -39,6 +39,8 @@ Environment:
   ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
   ${ENV.requireIfMatch}   true: PUT, PATCH and DELETE without If-Match get 428 (default false)
   ${ENV.corsAllowedOrigins}  browser origins allowed to call the API (CORS), comma-separated (default none)
+  ${ENV.publicBaseUrl}    the URL a proxy serves the API's root at (https://books.example.com): Location and
+                     the links at / and /api are written on it (default this server's own address)
   ${ENV.nonceSecret}       HMAC key for Digest nonces (default: a new random one per start)
   ${ENV.digestAlgorithms}   MD5, SHA-256 or both comma-separated: the Digest challenges offered, in order (default MD5)
   ${ENV.basicChallenge}    last, first or none: the Basic challenge after the Digest ones, before them, or left
@@ -146,6 +148,7 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
       ...lockout,
       basicChallenge: setting('basicChallenge'),
       ...(setting('corsAllowedOrigins').length > 0 && { corsAllowedOrigins: setting('corsAllowedOrigins') }),
+      publicBaseUrl: setting('publicBaseUrl'),
       // On a laptop the JSON access line and EMF blobs repeat the one-line request log; errors still print.
       logLevel: setting('logLevel') ?? 'WARN',
       metricsDisabled: setting('metricsDisabled') ?? 'true',

@@ -102,6 +102,28 @@ const originList = (raw: Raw, name: string): readonly string[] => {
   }
   return origins;
 };
+/** An http(s) URL where a front (a CDN, a proxy) serves the API's root: no query, fragment or user; no trailing slash kept. */
+const publicBaseUrl = (raw: Raw, name: string): string | undefined => {
+  if (!raw) return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (
+    !url ||
+    !/^https?:$/.test(url.protocol) ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    raw.includes('?') ||
+    raw.includes('#')
+  ) {
+    return invalid(
+      name,
+      raw,
+      'an http(s) URL such as https://books.example.com or https://example.com/library (no query, no fragment)',
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+};
 const basicChallengePlacement = (raw: Raw, name: string): BasicChallengePlacement =>
   parseBasicChallenge(raw) ?? invalid(name, raw ?? '', 'last, first or none');
 
@@ -134,6 +156,8 @@ export const SETTINGS = {
   publicReads: setting('PUBLIC_READS', flag(false)),
   /** Browser origins allowed to call the API (CORS); unset: none, no CORS headers at all. */
   corsAllowedOrigins: setting('CORS_ALLOWED_ORIGINS', originList, (origins) => origins.join(',')),
+  /** The URL `Location` and links are written on, for a front that reaches the API under its own origin; unset: the gateway's. */
+  publicBaseUrl: setting('PUBLIC_BASE_URL', publicBaseUrl),
   /** PUT, PATCH and DELETE without If-Match get 428 (the stack's requireIfMatch option). */
   requireIfMatch: setting('REQUIRE_IF_MATCH', flag(false)),
   /** Service name on log lines and metrics (Powertools reads the same variable). */
@@ -148,6 +172,8 @@ export const SETTINGS = {
   dynamodbEndpoint: setting('DYNAMODB_ENDPOINT', optionalText),
   /** The region; Lambda sets it, a local endpoint does not need one. */
   region: setting('AWS_REGION', optionalText),
+  /** A file each DynamoDB call is appended to as a JSON line (`npm run test:permissions`); unset on Lambda. */
+  dynamodbCallLog: setting('DYNAMODB_CALL_LOG', optionalText),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -165,6 +191,10 @@ export const readSetting = <Key extends SettingKey>(key: Key, env: Environment =
   const { name, parse } = SETTINGS[key];
   return parse(env[name], name) as SettingValue<Key>;
 };
+
+/** A setting's text as set, or undefined: for code that only compares it with a value (the DynamoDB call log). */
+export const settingText = (key: SettingKey, env: Environment = process.env): string | undefined =>
+  env[SETTINGS[key].name] || undefined;
 
 /** The environment variables that give these settings these values (for a function's environment). */
 export const toEnvironment = (values: { readonly [Key in SettingKey]?: SettingValue<Key> }): Record<string, string> =>

@@ -6,7 +6,10 @@ import { logger } from '../../shared/observability/logger';
 import { countAuthenticationDenied } from '../../shared/observability/metrics';
 import { getAuthenticator } from './wiring';
 
-/** Every method and path of the stage, so one Allow covers the whole API (ARN: api/stage/method/path). */
+/**
+ * Every method and path of the stage (ARN: api/stage/method/path): one Allow covers the whole API, and
+ * a Deny stays as short whatever the path (the method ARN alone may reach 1,600 bytes).
+ */
 const wholeApi = (methodArn: string) => methodArn.split('/').slice(0, 2).concat('*', '*').join('/');
 
 /**
@@ -88,7 +91,7 @@ export const handler = async (
     principalId: 'anonymous',
     policyDocument: {
       Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: event.methodArn }],
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: wholeApi(event.methodArn) }],
     },
     context: { challenge: result.challenge, ...corsOriginOf(event) },
   };

@@ -3,7 +3,13 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../../shared/store/tables';
+import {
+  AUTH_TABLE,
+  BOOKS_TABLE,
+  ID_BLOCKS_PARTITION,
+  type KeyAttribute,
+  type TableDefinition,
+} from '../../shared/store/tables';
 import { skipScanners } from './scanner-skips';
 
 /**
@@ -13,6 +19,7 @@ import { skipScanners } from './scanner-skips';
  */
 export const BOOKS_TABLE_ACTIONS = {
   read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  list: ['dynamodb:GetItem', 'dynamodb:Query'],
   write: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 } as const;
 
@@ -44,6 +51,19 @@ export class ServiceTables extends Construct {
       ...BOOKS_TABLE.indexes.map((index) => `${this.books.tableArn}/index/${index.indexName}`),
     ];
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...BOOKS_TABLE_ACTIONS[access]], resources }));
+    if (access === 'list') fn.addToRolePolicy(this.listVerdictStatement());
+  }
+
+  /**
+   * The list's remembered verdict (shared/store/books/list-verdict.ts) is written on the id-blocks
+   * item, and on nothing else: UpdateItem on the one partition key (IAM's dynamodb:LeadingKeys).
+   */
+  private listVerdictStatement() {
+    return new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [this.books.tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ID_BLOCKS_PARTITION] } },
+    });
   }
 
   private table(id: string, definition: TableDefinition, protect: boolean) {

@@ -19,8 +19,11 @@ export interface RouteDefinition {
   readonly entry: `functions/${string}.ts`;
   /** Guarded by the authorizer (the two reads only when `publicReads` is off). */
   readonly protected: boolean;
-  /** What the function does to the books table, for least-privilege grants. */
-  readonly access: 'read' | 'write' | 'none';
+  /**
+   * What the function does to the books table, for least-privilege grants: `list` reads, and
+   * writes only the list's remembered verdict on the id-blocks item.
+   */
+  readonly access: 'read' | 'list' | 'write' | 'none';
   /** Files (relative to the project root) the function reads at run time, shipped beside its bundle. */
   readonly assets?: readonly string[];
   /**
@@ -50,7 +53,7 @@ export const ROUTES = [
     path: '/api/books',
     entry: 'functions/books/list.ts',
     protected: true,
-    access: 'read',
+    access: 'list',
     streaming: true,
     bufferedEntry: 'functions/books/list-buffered.ts',
     timeoutSeconds: 300,

@@ -1,3 +1,4 @@
+import { readSetting } from '../config';
 import { hostAndPort, originOf } from './origin';
 import type { HttpEvent } from './types';
 
@@ -9,8 +10,12 @@ import type { HttpEvent } from './types';
  * path, which `event.path` lacks; headers are lower-case after the middy stack. A port in
  * `domainName` (`sam local start-api` sets it to the request's Host) counts when no port is
  * forwarded. Without a usable origin the URL is relative (a path), which `Location` and `Link` allow.
+ * PUBLIC_BASE_URL, when set, takes the place of the origin and the stage or base path.
  */
 export const requestUrl = (event: HttpEvent): string => {
+  const path = (event.requestContext.path || event.path).replace(/\/+$/, '');
+  const publicBase = readSetting('publicBaseUrl');
+  if (publicBase) return `${publicBase}${routePath(path, event.resource)}`;
   const { host, port } = hostAndPort(event.requestContext.domainName ?? '');
   const forwardedPort = event.headers['x-forwarded-port'] ?? port;
   const origin = originOf({
@@ -18,6 +23,14 @@ export const requestUrl = (event: HttpEvent): string => {
     host,
     ...(forwardedPort !== undefined && { port: forwardedPort }),
   });
-  const path = event.requestContext.path || event.path;
-  return `${origin ?? ''}${path.replace(/\/+$/, '')}`;
+  return `${origin ?? ''}${path}`;
+};
+
+/**
+ * The route's part of the path the gateway saw: as many segments as the route's resource has (a path
+ * parameter is one segment), so whatever stage or base path comes before is left to PUBLIC_BASE_URL.
+ */
+const routePath = (path: string, resource: string): string => {
+  const segments = resource.split('/').filter((segment) => segment !== '').length;
+  return segments === 0 ? '' : `/${path.split('/').slice(-segments).join('/')}`;
 };

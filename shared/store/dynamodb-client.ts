@@ -1,6 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSetting } from '../config';
+import { recordCalls } from './call-log';
 
 /**
  * Time limits below the functions' timeout, so a DynamoDB outage ends in the handler's 500 within
@@ -71,6 +72,7 @@ export const createDynamoClient = (
   // logger middleware still builds a copy of every command's input and output with sensitive
   // values masked, only to discard it: for a whole list, more garbage than the books themselves.
   client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
+  recordCalls(client);
   return client;
 };
 

@@ -171,4 +171,13 @@ describe('context option names', () => {
     },
     60_000,
   );
+
+  it('reads publicBaseUrl as an http(s) URL, without a trailing slash, and refuses anything else naming it', () => {
+    expect(options({ publicBaseUrl: 'https://books.example.com/' }).publicBaseUrl).toBe('https://books.example.com');
+    expect(options().publicBaseUrl).toBeUndefined();
+    for (const value of ['books.example.com', 'https://books.example.com/?v=1', 'ftp://books.example.com']) {
+      expect(() => options({ publicBaseUrl: value }), value).toThrow(InvalidContextError);
+      expect(() => options({ publicBaseUrl: value }), value).toThrow(`Context option publicBaseUrl "${value}"`);
+    }
+  });
 });

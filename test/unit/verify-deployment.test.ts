@@ -122,6 +122,16 @@ describe('URLs the API writes', () => {
     expect(() => expectUnderBase(base, null, '/api/books/7', 'Location')).toThrow(/Location: missing/);
   });
 
+  it('on another origin (a CDN in front of the stage URL) are named in one line pointing to publicBaseUrl', () => {
+    const cdn = 'https://books.example.com';
+    const failure = () => expectUnderBase(cdn, `${base}/api/books/7`, '/api/books/7', 'Location');
+    expect(failure).toThrow(
+      `Location: "${base}/api/books/7" is on https://abc.execute-api.eu-west-1.amazonaws.com, not ${cdn}: ` +
+        `behind a CDN or proxy, deploy with -c publicBaseUrl=${cdn} (PUBLIC_BASE_URL for npm start)`,
+    );
+    expect(() => failure()).not.toThrow(/\n/);
+  });
+
   it('find the next page in a Link field among other links', () => {
     expect(nextLink('<https://x/prod/api/books?limit=1&cursor=3>; rel="next"')).toBe(
       'https://x/prod/api/books?limit=1&cursor=3',

@@ -81,7 +81,11 @@ export const expectUnderBase = (baseUrl: string, written: string | null, path: s
   const url = new URL(written);
   const base = new URL(baseUrl);
   const wantedPath = `${base.pathname.replace(/\/+$/, '')}${path}`;
-  if (url.origin !== base.origin || url.pathname !== wantedPath)
-    fail(`${what}: "${written}" is not ${base.origin}${wantedPath}`);
+  if (url.origin !== base.origin)
+    fail(
+      `${what}: "${written}" is on ${url.origin}, not ${base.origin}: behind a CDN or proxy, deploy with ` +
+        `-c publicBaseUrl=${base.origin}${base.pathname.replace(/\/+$/, '')} (PUBLIC_BASE_URL for npm start)`,
+    );
+  if (url.pathname !== wantedPath) fail(`${what}: "${written}" is not ${base.origin}${wantedPath}`);
   return url;
 };

@@ -11,6 +11,7 @@ import {
 import { normalizeAuthor, normalizeIsbn } from '../../books/normalize';
 import type { BookChange } from '../../books/ports';
 import type { Book } from '../../books/types';
+import { ID_BLOCKS_PARTITION } from '../tables';
 
 /**
  * The books table's items and the mappers between items and books, in one place: books in id
@@ -23,7 +24,7 @@ export const YEAR_SHARDS = 16;
 
 export const BOOK_PARTITION_PREFIX = 'BOOKS#';
 export const ISBN_CLAIM_PREFIX = 'ISBN#';
-export const ID_BLOCKS_KEY = { pk: 'ID_BLOCKS', sk: 0 } as const;
+export const ID_BLOCKS_KEY = { pk: ID_BLOCKS_PARTITION, sk: 0 } as const;
 export const IDEMPOTENCY_RECORD_PREFIX = 'IDEMPOTENCY#';
 
 /** The books table's TTL attribute (epoch seconds): only idempotency records carry it, never a book. */

@@ -1,0 +1,49 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BASIC_DEMO, prepareFunctionEnvironment } from '../support/local-api';
+
+/**
+ * With authorization on, API Gateway accepts a method ARN of at most 1,600 bytes (414 beyond:
+ * API Gateway's "Quotas and important notes"); an id of the longest path API Gateway passes on.
+ */
+const METHOD_ARN_MAX_BYTES = 1_600;
+const API = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod';
+
+const longestMethodArn = () => {
+  const prefix = `${API}/GET/api/books/`;
+  return `${prefix}${'x'.repeat(METHOD_ARN_MAX_BYTES - prefix.length)}`;
+};
+
+const event = (methodArn: string, authorization?: string) => {
+  const path = methodArn.slice(API.length).replace(/^\/GET/, '');
+  return {
+    type: 'REQUEST',
+    methodArn,
+    httpMethod: 'GET',
+    path,
+    headers: authorization ? { Authorization: authorization } : {},
+    multiValueQueryStringParameters: null,
+    requestContext: { path: `/prod${path}`, domainName: 'abc123.execute-api.eu-west-1.amazonaws.com' },
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+};
+
+describe("the authorizer's policy", () => {
+  let handler: (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+  beforeAll(async () => {
+    await prepareFunctionEnvironment();
+    ({ handler } = await import('../../functions/authorizer/handler'));
+  });
+
+  it('denies the whole API, as it allows it, whatever the length of the path', async () => {
+    const methodArn = longestMethodArn();
+    expect(Buffer.byteLength(methodArn)).toBe(METHOD_ARN_MAX_BYTES);
+    const denied = await handler(event(methodArn));
+    const allowed = await handler(event(methodArn, BASIC_DEMO));
+    expect(denied.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${API}/*/*` },
+    ]);
+    expect(allowed.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${API}/*/*` },
+    ]);
+  });
+});
