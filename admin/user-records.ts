@@ -42,7 +42,10 @@ export const parseUserList = (text: string): Array<{ username: string; password:
  */
 export const parseRoleList = (text: string, usernames: readonly string[]): Map<string, Role> => {
   const roles = new Map<string, Role>();
-  for (const pair of text.split(',').map((entry) => entry.trim()).filter(Boolean)) {
+  for (const pair of text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)) {
     const equals = pair.lastIndexOf('=');
     const username = pair.slice(0, Math.max(equals, 0));
     if (equals < 0 || !usernames.includes(username))

@@ -109,7 +109,10 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
   let users: LocalOptions['users'];
   try {
     const listed = parseUserList(env.LOCAL_USERS ?? 'demo:demo');
-    const roles = parseRoleList(env.LOCAL_ROLES ?? '', listed.map((user) => user.username));
+    const roles = parseRoleList(
+      env.LOCAL_ROLES ?? '',
+      listed.map((user) => user.username),
+    );
     users = listed.map((user) => ({ ...user, role: roleOf(roles, user.username) }));
   } catch (error) {
     throw new LocalStartError((error as Error).message, { cause: error });

@@ -2,7 +2,7 @@ import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
 import type { LockoutPolicy } from '../shared/auth/lockout';
-import { DEFAULT_ROLE, parseRole, type Role, ROLE_CHOICES, UnknownRoleError } from '../shared/auth/roles';
+import { DEFAULT_ROLE, parseRole, ROLE_CHOICES, type Role, UnknownRoleError } from '../shared/auth/roles';
 import { ENV, readLockoutPolicy, readSetting } from '../shared/config';
 import type { FailureListing } from '../shared/store/auth/dynamodb-account-store';
 import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';

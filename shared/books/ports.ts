@@ -9,8 +9,11 @@ export interface ListOptions {
   limit?: number;
 }
 
-/** What a PUT or PATCH changes: the supplied client fields, and the new updatedAt. */
-export type BookChange = BookPatch & { updatedAt: string };
+/**
+ * What a PUT or PATCH changes: the supplied client fields, the new updatedAt, and who asked for it
+ * (kept on the stored record, never part of the Book).
+ */
+export type BookChange = BookPatch & { updatedAt: string; updatedBy?: string };
 
 /**
  * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness
@@ -25,8 +28,9 @@ export interface BookStore {
    * is taken. With an idempotency key the key's record is stored with the book, atomically: a key
    * already used with the same fingerprint (and not expired) returns the book that request created,
    * as it was created, and stores nothing; with another fingerprint, IdempotencyKeyReusedError.
+   * `createdBy`, the user who asked, is kept on the stored record as its creator and last changer.
    */
-  create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook>;
+  create(book: NewBook, idempotency?: IdempotentRequest, createdBy?: string): Promise<VersionedBook>;
   /** A strongly consistent read; undefined when the book does not exist. */
   get(id: number): Promise<VersionedBook | undefined>;
   /**

@@ -58,6 +58,8 @@ export class ForbiddenError extends HttpError {
   override readonly name = 'ForbiddenError';
   readonly statusCode = 403;
   constructor(needed: Role) {
-    super(`This request needs the ${needed} role${needed === 'admin' ? '' : ' or a higher one'}; your role does not allow it`);
+    super(
+      `This request needs the ${needed} role${needed === 'admin' ? '' : ' or a higher one'}; your role does not allow it`,
+    );
   }
 }

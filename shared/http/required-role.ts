@@ -14,6 +14,9 @@ export const authorizedRole = (event: HttpEvent): { user: string; role: Role | u
   return { user: context.user, role: isRole(context.role) ? context.role : undefined };
 };
 
+/** The user the authorizer let in, whom a write is recorded as made by; undefined on a public route. */
+export const authenticatedUser = (event: HttpEvent): string | undefined => authorizedRole(event)?.user;
+
 /**
  * Refuses with 403 a request whose user holds less than the role its route needs, before the body
  * is read. The authorizer decides who the user is and allows the whole API (its decision is not

@@ -113,7 +113,10 @@ describe('npm start, step by step', () => {
     [{ REQUIRE_IF_MATCH: 'yes' }, 'REQUIRE_IF_MATCH "yes" is not valid'],
     [{ LOCAL_USERS: 'demo:' }, 'LOCAL_USERS entry for "demo" has an empty password'],
     [{ LOCAL_USERS: 'demo:demo;ann:x' }, 'separate pairs with commas'],
-    [{ LOCAL_ROLES: 'demo=owner' }, 'LOCAL_ROLES entry for "demo": unknown role "owner": a role is reader, editor or admin'],
+    [
+      { LOCAL_ROLES: 'demo=owner' },
+      'LOCAL_ROLES entry for "demo": unknown role "owner": a role is reader, editor or admin',
+    ],
     [{ LOCAL_ROLES: 'ann=reader' }, 'LOCAL_ROLES entry "ann=reader" is not name=role for a user of LOCAL_USERS'],
     [{ LOCAL_ROLES: 'demo:reader' }, 'LOCAL_ROLES entry "demo:reader" is not name=role'],
     [{ LOCAL_ROLES: 'demo=reader,demo=admin' }, 'LOCAL_ROLES names "demo" twice'],

@@ -40,11 +40,12 @@ export class BookTransactions {
    * (ReturnValuesOnConditionCheckFailure), so a retried or concurrent request with that key reads
    * the first one's outcome without another call.
    */
-  async create(id: number, book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
+  async create(id: number, book: NewBook, idempotency?: IdempotentRequest, createdBy?: string): Promise<VersionedBook> {
     const now = this.context.nowSeconds();
     const record = idempotency && idempotencyRecord(idempotency, { ...book, id }, now);
     const item: BookItem = {
       ...toBookItem({ ...book, id }, 1),
+      ...(createdBy !== undefined && { createdBy, updatedBy: createdBy }),
       ...(record && { idempotencyRecord: record.pk, idempotencyExpiresAt: record.expiresAt }),
     };
     const writes: NamedWrite<'book' | 'claim' | 'keyRecord'>[] = [
