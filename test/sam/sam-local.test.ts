@@ -411,6 +411,13 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
     expect(await response.text()).toBe(SAM_NOT_AUTHORIZED);
   });
 
+  it('refuses a wrong password the same way', async () => {
+    const response = await call('GET', '/api/books', undefined, `Basic ${Buffer.from('demo:nope').toString('base64')}`);
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBeNull();
+    expect(await response.text()).toBe(SAM_NOT_AUTHORIZED);
+  });
+
   it('refuses a reader’s write with the function’s 403 and the contract’s body, no challenge; its read passes', async () => {
     const reader = `Basic ${Buffer.from('rita:rita-pass').toString('base64')}`;
     expect((await call('GET', '/api/books', undefined, reader)).status).toBe(200);
@@ -420,13 +427,6 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
     expect(refused.headers.get('www-authenticate')).toBeNull();
     expect(refused.headers.get('cache-control')).toBe('no-store');
     expect(await refused.json()).toEqual({ timestamp: expect.any(String), status: 403, message: expect.any(String) });
-  });
-
-  it('refuses a wrong password the same way', async () => {
-    const response = await call('GET', '/api/books', undefined, `Basic ${Buffer.from('demo:nope').toString('base64')}`);
-    expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toBeNull();
-    expect(await response.text()).toBe(SAM_NOT_AUTHORIZED);
   });
 
   it('answers 201 with Location as the absolute URL called plus the id, scheme, host and port included', async () => {
