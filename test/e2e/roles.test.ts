@@ -138,6 +138,22 @@ describe.each(['basic', 'digest'] as const)('roles under npm start, %s', (scheme
 });
 
 describe('roles beyond the statuses', () => {
+  it('the served OpenAPI document gives each book operation its role, and 403 exactly where the API answers it', async () => {
+    const document = (await sendRequest(server.baseUrl, 'GET', '/api/openapi.json')).json;
+    const described = (path: string, method: string) => document.paths[path][method];
+    for (const [path, method, role] of [
+      ['/api/books', 'get', 'reader'],
+      ['/api/books/{id}', 'get', 'reader'],
+      ['/api/books', 'post', 'editor'],
+      ['/api/books/{id}', 'put', 'editor'],
+      ['/api/books/{id}', 'patch', 'editor'],
+      ['/api/books/{id}', 'delete', 'admin'],
+    ] as const) {
+      expect(described(path, method)['x-required-role'], `${method} ${path}`).toBe(role);
+      expect('403' in described(path, method).responses, `${method} ${path}`).toBe(role !== 'reader');
+    }
+  });
+
   it('with PUBLIC_READS the reads need no credentials and a reader still gets 403 on writes', async () => {
     expect((await sendRequest(open.baseUrl, 'GET', '/api/books')).status).toBe(200);
     expect((await call(READER, 'basic', 'GET', '/api/books', undefined, open.baseUrl)).status).toBe(200);
