@@ -51,7 +51,6 @@ export interface AccountItem {
   decoyRealm?: string;
   decoyHa1Md5?: string;
   decoyHa1Sha256?: string;
-  decoyRole?: string;
 }
 
 /**
@@ -66,11 +65,10 @@ export const decoyAttributes = () => ({
   ':decoyRealm': 'books',
   ':decoyHa1Md5': randomBytes(16).toString('hex'),
   ':decoyHa1Sha256': randomBytes(32).toString('hex'),
-  ':decoyRole': 'editor',
 });
 
 /** The decoy attributes' names, each written with its first failure record only (`if_not_exists`). */
-export const DECOYS = ['decoyName', 'decoyRealm', 'decoyHa1Md5', 'decoyHa1Sha256', 'decoyRole'] as const;
+export const DECOYS = ['decoyName', 'decoyRealm', 'decoyHa1Md5', 'decoyHa1Sha256'] as const;
 
 export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>> &
   Pick<AccountItem, 'role'>;
