@@ -170,11 +170,14 @@ describe('the authenticator', () => {
     });
   });
 
-  it.each(['reader', 'editor', 'admin'] as const)('passes the stored role %s on, with Basic and Digest', async (role) => {
-    await users.setRole('alice', role);
-    expect(await auth.authenticate(request(basic('alice:pa:ss')))).toMatchObject({ ok: true, role });
-    expect(await auth.authenticate(request(digest()))).toMatchObject({ ok: true, scheme: 'digest', role });
-  });
+  it.each(['reader', 'editor', 'admin'] as const)(
+    'passes the stored role %s on, with Basic and Digest',
+    async (role) => {
+      await users.setRole('alice', role);
+      expect(await auth.authenticate(request(basic('alice:pa:ss')))).toMatchObject({ ok: true, role });
+      expect(await auth.authenticate(request(digest()))).toMatchObject({ ok: true, scheme: 'digest', role });
+    },
+  );
 
   it.each<[string, () => string, string]>([
     ['without a response', () => digest({ omit: 'response' }), 'incomplete Digest credentials'],
