@@ -17,7 +17,6 @@ export const STORE_TESTS = [
   'test/integration/book-store-ranges.test.ts',
   'test/integration/book-store-conflicts.test.ts',
   'test/integration/id-blocks.test.ts',
-  'test/integration/migrate-author-keys.test.ts',
   'test/integration/dynamodb-auth-store.test.ts',
   'test/integration/dynamodb-secret-store.test.ts',
 ] as const;

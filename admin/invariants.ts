@@ -3,22 +3,17 @@ import { MAX_BOOK_ID } from '../shared/books/limits';
 import { normalizeIsbn } from '../shared/books/normalize';
 import type { Book } from '../shared/books/types';
 import {
-  authorShardKey,
   BOOK_PARTITION_PREFIX,
   BOOK_RANGE_SIZE,
-  type BookItem,
   bookRangeOf,
   ID_BLOCKS_KEY,
   IDEMPOTENCY_RECORD_PREFIX,
   ISBN_CLAIM_PREFIX,
   isRangeMark,
-  OLDER_AUTHOR_SHARDS,
   rangeMarkKey,
   toBookItem,
 } from '../shared/store/books/book-items';
-import { isOlderLayoutItem } from '../shared/store/books/dynamodb-book-store';
-import { AUTHOR_INDEX_TWO_SHARDS, RANGE_MARKS_COMPLETE } from '../shared/store/books/layout-state';
-import { assertBooksTableLayout } from '../shared/store/books/table-layout';
+import { MIGRATE_COMMAND, SCHEMA_VERSION, schemaVersionOf } from '../shared/store/books/schema-version';
 
 /**
  * The invariants the DynamoDB book store keeps, checked over a whole books table. The store's
@@ -33,15 +28,14 @@ export type ViolationKind =
   | 'stale-index-key'
   | 'id-mismatch'
   | 'wrong-shard'
-  | 'id-above-counter'
-  | 'missing-counter'
+  | 'id-above-high-mark'
+  | 'missing-id-blocks'
+  | 'schema-behind'
   | 'orphan-key-record'
   | 'missing-key-record'
   | 'malformed-item'
-  | 'older-layout'
   | 'missing-range-mark'
-  | 'stray-range-mark'
-  | 'older-author-keys';
+  | 'stray-range-mark';
 
 export interface Violation {
   kind: ViolationKind;
@@ -60,31 +54,22 @@ export interface TableReport {
 
 type Item = Record<string, unknown>;
 
+const MISSING_MARKS_NAMED = 10;
+
 const isValidId = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_BOOK_ID;
-
-/** The author keys the version before wrote (sixteen shards, no author-and-year key), every other key right. */
-const isOlderAuthorKeys = (item: Item, expected: BookItem) =>
-  item.yearId === undefined &&
-  item.authorKey === expected.authorKey &&
-  item.yearShard === expected.yearShard &&
-  (item.authorShard === expected.authorShard ||
-    item.authorShard === authorShardKey(expected.authorKey, expected.id % OLDER_AUTHOR_SHARDS));
 
 /**
  * Every violation in a table's items:
  * - each book's normalised ISBN is claimed by exactly one claim item, and that claim points back to it;
  * - no two books share a normalised ISBN;
  * - no claim item exists without the book it points to (or whose ISBN no longer matches);
- * - no book is left in the older `BOOK#<id mod 32>` layout (tools/migrate.ts moves them);
  * - every book's id equals its sort key, sits under its id range's partition key, is unique, and is no
  *   higher than the highest id reserved in blocks; its index keys are the ones its author, year and
  *   id give;
- * - until the counter says every book has its two-shard author keys, a book may have the keys of the
- *   version before (sixteen author shards, no author-and-year key): reported once, as
- *   `older-author-keys`, naming the command that rewrites them; after it, as `stale-index-key`;
- * - once the counter says the end marks are complete, every id range below the high mark's has its
- *   end mark and no other range has one (the list ends where a range has none);
+ * - every id range below the high mark's has its end mark and no other range has one (the list
+ *   ends where a range has none);
+ * - the table's schemaVersion is not behind this version's;
  * - an Idempotency-Key record that has not expired names a book that names it back, and a book
  *   whose key has not expired has that record. Expired ones are left out: DynamoDB's TTL deletes
  *   them lazily, and the store treats them as gone (`now`, epoch milliseconds, says when that is).
@@ -97,15 +82,12 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
   const keyRecords = new Map<string, Item>();
   const nowSeconds = Math.floor(now / 1000);
   const live = (expiresAt: unknown) => typeof expiresAt === 'number' && expiresAt > nowSeconds;
-  let counter: Item | undefined;
+  let idBlocks: Item | undefined;
   const marks = new Set<number>();
-  const olderAuthorKeys: number[] = [];
 
   for (const item of items) {
     const { pk, sk } = item;
-    if (isOlderLayoutItem(item)) {
-      report('older-layout', `Book ${String(sk)} is still under ${String(pk)} (run npm run data:migrate-layout)`);
-    } else if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX) && isRangeMark(item)) {
+    if (typeof pk === 'string' && pk.startsWith(BOOK_PARTITION_PREFIX) && isRangeMark(item)) {
       const range = Number(pk.slice(BOOK_PARTITION_PREFIX.length));
       if (Number.isSafeInteger(range) && rangeMarkKey(range).sk === sk) marks.add(range);
       else report('malformed-item', `End mark pk=${pk} sk=${String(sk)} is not at its range's end`);
@@ -122,8 +104,7 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
       if (pk !== expected.pk) report('wrong-shard', `Book ${sk} is under ${pk}, not ${expected.pk}`);
       const indexKeys = ['authorKey', 'authorShard', 'yearShard', 'yearId'] as const;
       if (indexKeys.some((name) => item[name] !== expected[name])) {
-        if (isOlderAuthorKeys(item, expected)) olderAuthorKeys.push(sk);
-        else report('stale-index-key', `Book ${sk}'s index keys do not match its author, year and id`);
+        report('stale-index-key', `Book ${sk}'s index keys do not match its author, year and id`);
       }
       books.set(sk, item);
     } else if (typeof pk === 'string' && pk.startsWith(ISBN_CLAIM_PREFIX) && sk === 0) {
@@ -131,42 +112,39 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
     } else if (typeof pk === 'string' && pk.startsWith(IDEMPOTENCY_RECORD_PREFIX) && sk === 0) {
       if (live(item.expiresAt)) keyRecords.set(pk, item);
     } else if (pk === ID_BLOCKS_KEY.pk && sk === ID_BLOCKS_KEY.sk) {
-      counter = item;
+      idBlocks = item;
     } else {
       report('malformed-item', `Unknown item pk=${String(pk)} sk=${String(sk)}`);
     }
   }
 
-  if (olderAuthorKeys.length > 0) {
-    const [first] = olderAuthorKeys;
+  const lastId = idBlocks === undefined ? 0 : Number(idBlocks.highMark ?? 0);
+  if (books.size > 0 && idBlocks === undefined)
+    report('missing-id-blocks', `${books.size} books but no id-blocks item`);
+  if (idBlocks !== undefined && schemaVersionOf(idBlocks) < SCHEMA_VERSION) {
     report(
-      counter?.authorIndex === AUTHOR_INDEX_TWO_SHARDS ? 'stale-index-key' : 'older-author-keys',
-      `${olderAuthorKeys.length} books (the first: ${first}) still have the author keys of the version before ` +
-        '(run npm run data:migrate-layout)',
+      'schema-behind',
+      `The table's schemaVersion is ${schemaVersionOf(idBlocks)}, not ${SCHEMA_VERSION} (run ${MIGRATE_COMMAND})`,
     );
   }
-
-  const lastId = counter === undefined ? 0 : Number(counter.highMark ?? 0);
-  if (books.size > 0 && counter === undefined) report('missing-counter', `${books.size} books but no id blocks item`);
-  if (counter?.rangeMarks === RANGE_MARKS_COMPLETE) {
-    const opened = lastId > 0 ? bookRangeOf(lastId) : 0;
-    for (let range = 0; range < opened; range++) {
-      if (!marks.has(range)) {
-        report(
-          'missing-range-mark',
-          `Range ${range} (ids ${range * BOOK_RANGE_SIZE}…) has no end mark (run npm run data:migrate-layout)`,
-        );
-      }
-    }
-    for (const range of marks) {
-      if (range >= opened) report('stray-range-mark', `Range ${range} has an end mark but the high mark is ${lastId}`);
-    }
+  const opened = lastId > 0 ? bookRangeOf(lastId) : 0;
+  // Named one by one up to a few, then counted: a loop over every range of a high mark could run for ever.
+  let named = 0;
+  for (let range = 0; range < opened && named < MISSING_MARKS_NAMED; range++) {
+    if (marks.has(range)) continue;
+    named++;
+    report('missing-range-mark', `Range ${range} (ids ${range * BOOK_RANGE_SIZE}…) has no end mark`);
+  }
+  const unmarked = opened - [...marks].filter((range) => range < opened).length;
+  if (unmarked > named) report('missing-range-mark', `${unmarked - named} more ranges have no end mark`);
+  for (const range of marks) {
+    if (range >= opened) report('stray-range-mark', `Range ${range} has an end mark but the high mark is ${lastId}`);
   }
 
   const owners = new Map<string, number[]>();
   for (const [id, book] of books) {
-    if (counter !== undefined && id > lastId)
-      report('id-above-counter', `Book ${id} is above the highest reserved id ${lastId}`);
+    if (idBlocks !== undefined && id > lastId)
+      report('id-above-high-mark', `Book ${id} is above the highest reserved id ${lastId}`);
     const key = normalizeIsbn(book.isbn as string);
     if (book.isbnKey !== key) report('stale-isbn-key', `Book ${id} has isbnKey ${String(book.isbnKey)}, not ${key}`);
     owners.set(key, [...(owners.get(key) ?? []), id]);
@@ -202,13 +180,12 @@ export const findViolations = (items: readonly Item[], now = Date.now()): TableR
   return { books: books.size, claims: claims.size, keyRecords: keyRecords.size, lastId, violations };
 };
 
-/** Reads the whole table with strongly consistent scans and checks it; refuses a table in another layout. */
+/** Reads the whole table with strongly consistent scans and checks it. */
 export const checkBooksTable = async (
   client: DynamoDBDocumentClient,
   tableName: string,
   now = Date.now(),
 ): Promise<TableReport> => {
-  await assertBooksTableLayout(client, tableName);
   const items: Item[] = [];
   for await (const page of paginateScan({ client }, { TableName: tableName, ConsistentRead: true })) {
     items.push(...((page.Items ?? []) as Item[]));

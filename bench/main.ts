@@ -50,7 +50,7 @@ const main = async () => {
     if (!basic) throw new Error('no Basic authorizer scenario');
     routes.routes.push(...(await measureDigest(instance, database.meter, basic)));
     if (options.roundTripsOnly) {
-      console.log(roundTripTable(routes.routes));
+      console.log(roundTripTable(routes.routes, { withWhy: true }));
       return;
     }
 
@@ -86,7 +86,7 @@ const main = async () => {
     const pageBooks = options.quick ? 500 : 2_000;
     const pageCost = renderPageCost(await measurePageCost(database.endpoint, database.meter, pageBooks), pageBooks);
 
-    log('Issue 39: ids across failed creates, page calls, a refused list (before beside after) …');
+    log('The store floor: ids across failed creates, page calls, a refused list, filtered pages …');
     const floorSizes = options.quick
       ? { pageBooks: 500, capBooks: 4_000, cap: 3_500 }
       : { pageBooks: 2_000, capBooks: 40_000, cap: 35_000 };

@@ -5,9 +5,8 @@ import type { Book } from '../shared/books/types';
 import { streamPageItems, toBookItem } from '../shared/store/books/book-items';
 import type { BookStoreContext } from '../shared/store/books/book-store-context';
 import { DynamoBookStore } from '../shared/store/books/dynamodb-book-store';
+import { IdBlocksView } from '../shared/store/books/id-blocks-view';
 import { type KeyQuery, queryPages } from '../shared/store/books/key-queries';
-import { LayoutState } from '../shared/store/books/layout-state';
-import { NO_OLDER_LAYOUT } from '../shared/store/books/older-layout';
 import { mergeAscending } from '../shared/store/books/sorted-merge';
 import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from '../shared/store/dynamodb-client';
 import { type DynamoMeter, startDynamoMeter } from './dynamodb-meter';
@@ -36,10 +35,7 @@ const book = (id: number): Book => ({
   updatedAt: '2026-01-01T00:00:00.000Z',
 });
 
-/**
- * The baseline's layout, `BOOK#<id mod 32>`, built here rather than taken from the store's
- * shared/store/books/legacy/ (which goes once every table has migrated): the comparison outlives it.
- */
+/** The baseline's layout, `BOOK#<id mod 32>`, built here: the store knows only id ranges. */
 const OLD_SHARDS = 32;
 const oldBookKey = (id: number) => ({ pk: `BOOK#${id % OLD_SHARDS}`, sk: id });
 const oldShardQueries = ({ tableName }: BookStoreContext): KeyQuery[] =>
@@ -129,8 +125,7 @@ export const measurePageCost = async (endpoint: string, meter: DynamoMeter, book
     client: metered,
     tableName: names.old,
     nowSeconds: () => 0,
-    layout: new LayoutState(),
-    olderLayout: NO_OLDER_LAYOUT.open({ client: metered, tableName: names.old, layout: new LayoutState() }),
+    idBlocks: new IdBlocksView(),
   };
   const store = new DynamoBookStore(metered, names.ranges);
   return [

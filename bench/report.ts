@@ -5,7 +5,6 @@ import {
   durationMs,
   dynamoCostPerMillion,
   lambdaCostPerMillion,
-  MEMORY_OPTIONS_MB,
   PRICES,
   PRICES_AS_OF,
 } from './cost';
@@ -22,11 +21,8 @@ export interface SizeRow {
   bytes: number;
   /** Median CPU time of a fresh-process import (the goal's measure). */
   importMs: number;
-  /** Median wall time of the same imports. */
-  importWallMs: number;
   /** Median over rounds of this import's CPU time / the floor's in the same round. */
   importRatio: number;
-  importWallRatio: number;
   /** Largest additions over the floor: [package, bytes]. */
   extras: [string, number][];
   /** Largest savings against the floor (the bundling's swaps): [package, bytes], bytes < 0. */
@@ -75,14 +71,13 @@ const sizeSection = (r: BenchResults) => {
     ratio(f.bytes, r.floor.bytes),
     ms(f.importMs),
     `${f.importRatio.toFixed(3)}×`,
-    `${ms(f.importWallMs)} (${f.importWallRatio.toFixed(3)}×)`,
     f.extras.map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ') || '—',
     f.savings.map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ') || '—',
   ]);
   return [
     '### Bundle size and import time, against the floor',
     '',
-    `Floor: one DocumentClient \`GetCommand\` handler (\`bench/floor.ts\`), built by its recipe: the stack's own \`BUNDLING\` (ESM, \`module,main\` main fields, minified, createRequire banner) without the project's alias that swaps the SDK's default credential chain for its environment link (\`FLOOR_BUNDLING\`), so that swap's saving shows in the functions' ratios. Import: median of ${r.importRuns} interleaved fresh \`node\` processes, \`await import()\` of the bundle including module init. CPU time is the goal's measure; wall time, beside it, adds any wait for a core. Ratios are medians of per-round ratios to the floor (paired, so a drift between rounds cancels).`,
+    `Import: median CPU time of ${r.importRuns} interleaved fresh \`node\` processes; ratios are medians of per-round ratios to the floor.`,
     '',
     markdownTable(
       [
@@ -91,7 +86,6 @@ const sizeSection = (r: BenchResults) => {
         'size × floor',
         'import CPU ms',
         'import × floor',
-        'import wall ms (× floor)',
         'largest additions over the floor (KB)',
         'largest savings against the floor (KB)',
       ],
@@ -128,7 +122,7 @@ const latencySection = (r: BenchResults) =>
     ),
   ].join('\n');
 
-/** The round-trip rows; `withWhy` adds why each count is the minimum (the report's column). */
+/** The round-trip rows; `withWhy` adds why each count is the minimum (`--round-trips` prints it). */
 export const roundTripTable = (routes: RouteRow[], { withWhy = false } = {}) =>
   markdownTable(
     [
@@ -155,9 +149,9 @@ const callsSection = (r: BenchResults) =>
   [
     '### DynamoDB round trips and consumed capacity per request',
     '',
-    'Counted on the wire by a metering proxy in front of Dynoxide, which adds `ReturnConsumedCapacity: TOTAL` to every call of the shipped bundle. Creates are averaged over 100 requests of one container (its id block is reserved once for them). `npm run bench -- --round-trips` measures this table alone. The calls are the code’s own and the same on any engine; the units are the local engine’s accounting, which DynamoDB’s billing need not match (on the code of 2026-11-26 12:24 UTC, two filter indexes and an author list over 16 keys, DynamoDB Local reported 8.0 write units for a create with or without a key, 6.5 read units for the author list and 9 write units for a delete, Dynoxide 6.0 and 8.0, 8 and 8).',
+    'Counted on the wire by the metering proxy; creates averaged over 100 requests of one container. The units are the local engine’s accounting, which DynamoDB’s billing need not match. `npm run bench -- --round-trips` prints this table alone, with why each count is the minimum.',
     '',
-    roundTripTable(r.routes, { withWhy: true }),
+    roundTripTable(r.routes),
     ...(r.coldAuthorizer
       ? [
           '',
@@ -183,7 +177,7 @@ const scalingSection = (r: BenchResults) => {
       labels.map((label) => [label, ...sizes.map((size) => cell(label, size))]),
     ),
     '',
-    'Filtered queries read only their matches, whatever the table size; the unfiltered list reads and streams the whole table, one id range (64 books) per Query, the next read ahead, so its capacity grows with the table while its memory does not (see the streamed list below). Past the list cap (35,000 books by default; the bench raises it to list every size whole) the answer is 422 instead, decided before the first byte by a count that holds no book (a list of more than 1,000 books is counted first).',
+    'Filtered queries read only their matches, whatever the table size; the unfiltered list reads one id range per Query (the bench raises the list cap to list every size whole).',
   ].join('\n');
 };
 
@@ -199,7 +193,6 @@ const digestLegRows = (r: BenchResults, rows: string[][], authCpu: number): stri
   const row = (request: string, extra: number, gateway: number) => [
     'GetBook',
     request,
-    '—',
     '—',
     '—',
     '—',
@@ -237,7 +230,6 @@ const costSection = (r: BenchResults) => {
       return [
         row.function,
         isAuthorizer ? 'Digest answer (runs before every protected request)' : row.label,
-        MEMORY_OPTIONS_MB.map((m) => `${m}: ${at(m).toFixed(1)}`).join(' · '),
         `${best} MB (${r.stackMemoryMb} MB: +${((product(r.stackMemoryMb) / product(best) - 1) * 100).toFixed(0)}%)`,
         dollars(lambda),
         dollars(dynamo),
@@ -250,13 +242,12 @@ const costSection = (r: BenchResults) => {
   return [
     '### Memory and cost per million requests (derived)',
     '',
-    `Duration at each memory size is derived, not measured on Lambda: the CPU time per request measured above (on the processor named in the header; arm64 Graviton cores differ somewhat) stretched by the CPU share Lambda gives (a full vCPU at 1,769 MB), plus an **assumed** ${ASSUMED_DYNAMODB_CALL_MS} ms per DynamoDB call in the same region. With d = CPU·1769/M + wait, cost × duration ∝ M·d² is lowest at M = CPU·1769 / wait (\`bench/cost.ts\`); the column shows the best listed size and how far the stack's ${r.stackMemoryMb} MB is from it. Prices: us-east-1 on-demand as of ${PRICES_AS_OF}: Lambda arm64 $${PRICES.lambdaArmGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests; DynamoDB $${PRICES.dynamoPerMillionReads}/M read units, $${PRICES.dynamoPerMillionWrites}/M write units; REST API $${PRICES.restApiPerMillion}/M. Costs at ${r.stackMemoryMb} MB on arm64, warm, with a Digest authorizer call per request; data transfer, logs, storage and cold starts excluded.`,
+    `Derived, not measured on Lambda: the CPU time per request above, stretched by Lambda's CPU share at each memory size, plus an **assumed** ${ASSUMED_DYNAMODB_CALL_MS} ms per DynamoDB call (\`bench/cost.ts\`). Prices: us-east-1 on-demand as of ${PRICES_AS_OF}: Lambda arm64 $${PRICES.lambdaArmGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests; DynamoDB $${PRICES.dynamoPerMillionReads}/M read units, $${PRICES.dynamoPerMillionWrites}/M write units; REST API $${PRICES.restApiPerMillion}/M. At ${r.stackMemoryMb} MB, warm, with a Digest authorizer call per request; data transfer, logs, storage and cold starts excluded.`,
     '',
     markdownTable(
       [
         'function',
         'request',
-        'warm ms by memory (MB: ms)',
         'lowest cost × duration',
         'Lambda',
         'DynamoDB',

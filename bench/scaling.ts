@@ -79,8 +79,8 @@ export const measureScaling = async (options: {
       proxyEvent({ method: 'GET', path: '/api/books', query }),
       lambdaContext('ListBooks', randomUUID(), functionTimeoutMs(LIST_ROUTE)),
     ) as Promise<{ statusCode: number; body: string }>;
-  // A warm container, at every size alike: a new one's first filtered list reads the id-blocks item
-  // once more, for the author keys' mark (bench/page-floor.ts measures that first request).
+  // A warm container, at every size alike: a new one's first request reads the id-blocks item once
+  // more, its schema check (bench/page-floor.ts measures that first request).
   await invoke({ author: SCALE_AUTHOR });
   for (const size of options.sizes) {
     const started = Date.now();

@@ -1,7 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Book } from '../shared/books/types';
-import { bookRangeOf, ID_BLOCKS_KEY, toBookItem } from '../shared/store/books/book-items';
-import { putRangeMarks } from '../shared/store/books/range-marks';
+import { bookRangeOf, ID_BLOCKS_KEY, rangeMarkItem, toBookItem } from '../shared/store/books/book-items';
 import { isConditionalCheckFailure } from '../shared/store/errors';
 
 const BATCH = 25; // BatchWriteItem's maximum
@@ -49,6 +48,20 @@ export const seedBooks = async (
   };
   await Promise.all(Array.from({ length: options.parallel ?? 8 }, worker));
   await raiseHighMark(client, table, to);
+};
+
+/** The end marks of ranges `from` to `to` − 1 (an idempotent put each), as the reservations that opened later ranges write them. */
+export const putRangeMarks = async (client: DynamoDBDocumentClient, table: string, from: number, to: number) => {
+  for (let start = from; start < to; start += BATCH) {
+    let requests = Array.from({ length: Math.min(BATCH, to - start) }, (_, i) => ({
+      PutRequest: { Item: rangeMarkItem(start + i) },
+    }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1000, 20 * 2 ** attempt));
+      const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+      requests = (UnprocessedItems?.[table] ?? []) as typeof requests;
+    }
+  }
 };
 
 /** The id-blocks item's high mark at least `to`, as if the ids had been reserved (an existing higher mark stays). */

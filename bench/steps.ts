@@ -128,9 +128,7 @@ export const measureBundles = (
       name: b.name,
       bytes: b.bytes,
       importMs: times.cpuMs,
-      importWallMs: times.wallMs,
       importRatio: pairedRatio(times, floorTimes, (t) => t.cpuMs),
-      importWallRatio: pairedRatio(times, floorTimes, (t) => t.wallMs),
       extras: extraOverFloor(b, floor, 4),
       savings: savingsAgainstFloor(b, floor),
     };

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dynoxideBinary } from './dynoxide-binary';
-import { checkForOldEngineFiles } from './old-engine-files';
 import { acceptsConnections, freePort } from './ports';
 
 /*
@@ -44,7 +43,7 @@ export interface LocalDatabaseOptions {
 }
 
 /** The file Dynoxide keeps a data folder's tables in (SQLite). */
-export const DATABASE_FILE = 'dynoxide.db'; // old-engine-files.ts names it too
+export const DATABASE_FILE = 'dynoxide.db';
 
 /** The port asked for answers already: whatever listens there is not a database this start owns. */
 export class DatabasePortInUseError extends Error {
@@ -77,10 +76,7 @@ export const startLocalDatabase = async (options: LocalDatabaseOptions = {}): Pr
   // Clients on this machine reach a wildcard address through the loopback interface.
   const reachableAt = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const dataFile = options.dataDir === undefined ? undefined : join(resolve(options.dataDir), DATABASE_FILE);
-  if (options.dataDir !== undefined) {
-    mkdirSync(options.dataDir, { recursive: true });
-    checkForOldEngineFiles(options.dataDir);
-  }
+  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
   const binary = await dynoxideBinary({ log: options.log });
   // A port chosen here can be taken by another program before Dynoxide binds it; then another is tried.
   for (let attempt = 1; ; attempt++) {

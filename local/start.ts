@@ -8,7 +8,6 @@ import { createDocumentClient, createDynamoClient } from '../shared/store/dynamo
 import { type DatabaseExit, DatabasePortInUseError, type LocalDatabase, startLocalDatabase } from './dynoxide';
 import { DynoxideMissingError } from './dynoxide-binary';
 import { apiUrlFile } from './endpoint-file';
-import { OldEngineFilesError } from './old-engine-files';
 import { type LocalOptions, LocalStartError } from './options';
 import { createLocalServer } from './server';
 import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
@@ -100,7 +99,7 @@ const startFailure = (options: LocalOptions, error: Error): string => {
       'to use the database there on purpose.'
     );
   }
-  if (error instanceof DynoxideMissingError || error instanceof OldEngineFilesError) return error.message;
+  if (error instanceof DynoxideMissingError) return error.message;
   return `the local database (Dynoxide) failed to start: ${error.message}`;
 };
 

@@ -3,15 +3,11 @@ import {
   type CreateTableCommandInput,
   type DynamoDBClient,
   ResourceInUseException,
-  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { runMigrations } from '../admin/migrations/run';
 import { DEFAULTS } from '../shared/config';
-import { completeAuthorKeys } from '../shared/store/books/author-keys';
-import { markNewBooksTable } from '../shared/store/books/layout-state';
-import { assertBooksTableLayout, indexesToAdd } from '../shared/store/books/table-layout';
-import { isConditionalCheckFailure } from '../shared/store/errors';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 
 export interface TableNames {
@@ -47,12 +43,12 @@ export const createTableInput = (tableName: string, table: TableDefinition): Cre
   };
 };
 
-/** Creates a table when it is missing; true when it was already there (its data kept across restarts). */
+/** Creates a table when it is missing (an existing one keeps its data across restarts). */
 const ensureTable = async (client: DynamoDBClient, tableName: string, table: TableDefinition) => {
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName, table)));
   } catch (error) {
-    if (error instanceof ResourceInUseException) return true;
+    if (error instanceof ResourceInUseException) return;
     throw error;
   }
   if (table.timeToLiveAttribute) {
@@ -63,57 +59,17 @@ const ensureTable = async (client: DynamoDBClient, tableName: string, table: Tab
       }),
     );
   }
-  return false;
 };
 
-/**
- * Brings a books table from the version before up to this one, as `cdk deploy` and
- * `npm run data:migrate-layout` do on AWS: adds the index it lacks (one per UpdateTable, as DynamoDB
- * allows) and gives existing books its keys. A local catalogue is small: this takes moments.
- */
-const upgradeBooksTable = async (
-  client: DynamoDBClient,
-  documents: DynamoDBDocumentClient,
-  tableName: string,
-  log: (line: string) => void,
-) => {
-  const missing = await indexesToAdd(documents, tableName);
-  if (missing.length === 0) return;
-  const definitions = createTableInput(tableName, BOOKS_TABLE);
-  for (const index of missing) {
-    log(`Adding the index ${index.indexName} to ${tableName} (a table from an earlier version)`);
-    await client.send(
-      new UpdateTableCommand({
-        TableName: tableName,
-        AttributeDefinitions: definitions.AttributeDefinitions,
-        GlobalSecondaryIndexUpdates: [
-          { Create: definitions.GlobalSecondaryIndexes?.find((each) => each.IndexName === index.indexName) },
-        ],
-      }),
-    );
-  }
-  // It waits for DynamoDB to build the index before it marks the table (waitForIndexes).
-  const { rewritten } = await completeAuthorKeys(documents, tableName);
-  log(`Gave ${rewritten} books their keys in the new index`);
-};
-
-/** Creates the service's tables when they are missing; refuses a books table in another layout (TableLayoutError). */
+/** Creates the service's tables when they are missing and runs the books table's migrations, as `npm run data:migrate` does. */
 export const ensureTables = async (
   client: DynamoDBClient,
   names: TableNames = DEFAULT_TABLE_NAMES,
   log: (line: string) => void = () => undefined,
 ) => {
-  const documents = DynamoDBDocumentClient.from(client);
-  if (await ensureTable(client, names.books, BOOKS_TABLE)) {
-    await upgradeBooksTable(client, documents, names.books, log);
-    await assertBooksTableLayout(documents, names.books);
-  } else {
-    // A new table never held the older layout and has opened no range: say so, and no read looks
-    // for the older layout or reads the counter to find where ids end. (Ids already reserved: the
-    // first reservation marked it.)
-    await documents.send(markNewBooksTable(names.books)).catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
-  }
+  await ensureTable(client, names.books, BOOKS_TABLE);
+  await runMigrations(DynamoDBDocumentClient.from(client), names.books, {
+    log: (line) => log(`${names.books}: ${line}`),
+  });
   await ensureTable(client, names.auth, AUTH_TABLE);
 };

@@ -1,23 +1,22 @@
-import { migrateBooksTable } from '../admin/migrate-layout';
+import { runMigrations } from '../admin/migrations/run';
+import { MIGRATION_STEPS } from '../admin/migrations/steps';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
-import { assertBooksTableLayout } from '../shared/store/books/table-layout';
-import { parseCommandLine, runTool, UsageError } from './cli';
+import { SCHEMA_VERSION } from '../shared/store/books/schema-version';
+import { parseCommandLine, runTool } from './cli';
 import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
 
-const COMMAND = 'npm run data:migrate-layout --';
+const COMMAND = 'npm run data:migrate --';
 
-const HELP = `Usage: npm run data:migrate-layout -- [options]
+const HELP = `Usage: npm run data:migrate -- [options]
 
-Moves the books of a table from the older layout (partition keys BOOK#<id mod 32>) to id ranges
-(BOOKS#<id div 64>) while the service keeps answering: each book is copied by one transaction,
-then the table is marked migrated (the service then reads the new layout only), and after a grace
-period the older items are deleted. Last, every id range below the highest id reserved gets its
-end mark (so a list ends without reading the id-blocks item), and every book gets its keys in the
-author-and-year index and its two-shard author key (so a page filtered by author, or by author and
-year, is two queries, not sixteen). Run it once this version of the stack is deployed (the deploy
-adds the index byAuthorYear; the command refuses a table without it). Interrupted, run it again:
-it continues where it stopped and never loses or duplicates a book. Run npm run data:check afterwards. Books only: users kept
-under the earlier layout move with npm run users -- migrate.
+Brings the books table to schemaVersion ${SCHEMA_VERSION}, the version this code reads: runs in order every
+step under admin/migrations/ above the table's schemaVersion (kept on its id-blocks item) and records
+each as it ends. A service whose table is behind answers 500 and logs a SchemaVersionError naming this
+command. Run it after each deploy; interrupted, run it again: it continues where it stopped, and
+on a table that is up to date it changes nothing. npm start runs it on its own table.
+
+Steps:
+${MIGRATION_STEPS.map((step) => `  ${step.version}  ${step.name}: ${step.summary}`).join('\n')}
 
 Options:
   --table <name>      books table (default: BOOKS_TABLE_NAME or "${DEFAULT_TABLE_NAMES.books}"; required with --aws)
@@ -25,37 +24,25 @@ Options:
                       database in DATA_DIR, else DATA_DIR opened by this command)
   --aws               migrate the deployed table in AWS (credentials from the usual AWS settings)
   --region <region>   AWS region with --aws
-  --grace <seconds>   wait between the mark and deleting the older items (default 60: longer than
-                      any list request runs)
   -h, --help          this text
 
 Examples:
-  npm run data:migrate-layout
-  npm run data:migrate-layout -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
+  npm run data:migrate
+  npm run data:migrate -- --aws --table BookLibrary-prod-BooksTable... --region eu-west-1
 `;
 
 const main = async () => {
-  const parsed = parseCommandLine({
-    command: COMMAND,
-    help: HELP,
-    options: {
-      ...DATABASE_OPTIONS,
-      grace: { type: 'string', default: '60' },
-    },
-  });
+  const parsed = parseCommandLine({ command: COMMAND, help: HELP, options: DATABASE_OPTIONS });
   if (!parsed) return;
-  const { values } = parsed;
-  const table = booksTableOf(values);
-  const grace = Number(values.grace);
-  if (!Number.isFinite(grace) || grace < 0) throw new UsageError('--grace takes a number of seconds');
-
-  const database = await openDatabase({ ...values, log: console.error });
+  const table = booksTableOf(parsed.values);
+  const database = await openDatabase({ ...parsed.values, log: console.error });
   try {
-    await assertBooksTableLayout(database.client, table);
     console.error(`Migrating table "${table}" at ${database.where} ...`);
-    const report = await migrateBooksTable(database.client, table, { graceMs: grace * 1000, log: console.error });
+    const report = await runMigrations(database.client, table, { log: console.error });
     console.log(
-      `${report.copied} books copied, ${report.alreadyCopied} found copied, ${report.removed} older items removed, ${report.rangeMarks} range end marks written, ${report.authorKeys} books given their author keys`,
+      report.ran.length === 0
+        ? `Table "${table}" is at schemaVersion ${report.from}: nothing to do.`
+        : `Table "${table}" moved from schemaVersion ${report.from} to ${report.to} (${report.ran.join(', ')}).`,
     );
   } finally {
     await database.close();

@@ -9,7 +9,6 @@ import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';
 import { createDynamoClient } from '../shared/store/dynamodb-client';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { openDatabase } from './database';
-import { migrateLegacyUsers } from './legacy-users';
 import { readPassword } from './prompt';
 
 const COMMAND = 'npm run users --';
@@ -22,9 +21,6 @@ Commands:
                   give a user another role (${ROLE_CHOICES}); its password and lockouts stay as they are
   remove <name>   delete a user
   unlock <name>   lift a name's lockouts (a user's or not, from every address) at once: its failures are forgotten
-  migrate         copy users kept under the earlier key layout (USER#<name>) to today's: run it before deploying
-                  this version and again after; then once with --remove-earlier to delete the earlier items
-                  (users only: the books table's layout moves with npm run data:migrate-layout)
   list            list user names, their realm and role, then every name locked now, from how many addresses,
                   and until when (a name that is nobody's is not stored: it shows as its ACCOUNT# key)
 
@@ -36,7 +32,6 @@ Options:
   --table <name>       auth table name (default: AUTH_TABLE_NAME or "${DEFAULT_TABLE_NAMES.auth}"; required with --aws)
   --region <region>    AWS region with --aws
   --endpoint <url>     a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else the local database in DATA_DIR)
-  --remove-earlier     with migrate: delete the USER#<name> items once copied (after this version is deployed)
   -h, --help           this text
 
 Environment:
@@ -107,24 +102,21 @@ const main = async () => {
       table: { type: 'string' },
       region: { type: 'string' },
       endpoint: { type: 'string' },
-      'remove-earlier': { type: 'boolean', default: false },
     },
   });
   if (!parsed) return;
   const { values, positionals } = parsed;
   const [command, name, ...extra] = positionals;
-  if (!command) throw new UsageError('a command is needed: add, role, remove, unlock, migrate or list');
-  if (!['add', 'role', 'remove', 'unlock', 'migrate', 'list'].includes(command))
+  if (!command) throw new UsageError('a command is needed: add, role, remove, unlock or list');
+  if (!['add', 'role', 'remove', 'unlock', 'list'].includes(command))
     throw new UsageError(`unknown command "${command}"`);
-  const takesName = command !== 'list' && command !== 'migrate';
+  const takesName = command !== 'list';
   if (takesName && !name) throw new UsageError(`"${command}" needs a user name`);
   const [newRole, ...more] = command === 'role' ? extra : [undefined, ...extra];
   if (command === 'role' && !newRole) throw new UsageError(`"role" needs a user name and a role (${ROLE_CHOICES})`);
   if (more.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${more[0] ?? name}"`);
   if (values.role !== undefined && command !== 'add') throw new UsageError('--role goes with add only');
   const role = roleNamed(newRole ?? values.role ?? DEFAULT_ROLE);
-  if (values['remove-earlier'] && command !== 'migrate')
-    throw new UsageError('--remove-earlier goes with migrate only');
   if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
   const realm = values.realm ?? readSetting('realm');
@@ -158,17 +150,6 @@ const main = async () => {
       const unlocked = await users.clearFailures(name as string);
       console.log(
         unlocked ? `"${name}" unlocked: its failures are forgotten.` : `"${name}" has no failures to forget.`,
-      );
-    } else if (command === 'migrate') {
-      const removeEarlier = values['remove-earlier'];
-      const { moved, kept } = await migrateLegacyUsers(database.client, table, { removeEarlier });
-      console.log(`${moved.length} user(s) copied to the current key layout.`);
-      for (const username of kept)
-        console.log(`"${username}" is already stored under the current layout; kept as it is.`);
-      console.log(
-        removeEarlier
-          ? 'The earlier USER# items are deleted.'
-          : 'The earlier USER# items stay for the version before this one; delete them with --remove-earlier once this version is deployed.',
       );
     } else {
       const all = await users.list();

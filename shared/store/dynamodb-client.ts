@@ -3,13 +3,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSetting } from '../config';
 
 /**
- * Time limits are set on purpose, well below the functions' 10 s timeout, so a DynamoDB outage ends
- * in the handler's generic 500 within a bounded time instead of a gateway timeout (504, no body).
- * Worst case of one call (see DYNAMODB_CALL_WORST_CASE_MS): a server that accepts and never answers
- * costs 3 attempts x 2 s plus at most 0.05 + 0.1 s of back-off (about 6.2 s); a refused connection
- * fails at once on each attempt; a throttled call makes 3 quick attempts with at most 1 + 2 s of
- * back-off. DynamoDB answers in milliseconds, so 2 s of silence means it is not going to. The SDK's
- * retry quota also stops retrying altogether during a sustained outage, which only shortens this.
+ * Time limits below the functions' timeout, so a DynamoDB outage ends in the handler's 500 within
+ * a bounded time (DYNAMODB_CALL_WORST_CASE_MS) instead of a gateway timeout with no body.
  */
 export const CLIENT_LIMITS = {
   maxAttempts: 3,

@@ -17,9 +17,20 @@ export class StoreInvariantError extends Error {
   override readonly name = 'StoreInvariantError';
 }
 
-/** The table is not laid out as this version of the service reads it (the single-partition layout, or another table). */
-export class TableLayoutError extends Error {
-  override readonly name = 'TableLayoutError';
+/** The books table's schemaVersion is behind this version's: the migrations have not run on it. */
+export class SchemaVersionError extends Error {
+  override readonly name = 'SchemaVersionError';
+  constructor(
+    readonly tableName: string,
+    readonly found: number,
+    readonly needed: number,
+    command: string,
+  ) {
+    super(
+      `Table ${tableName} has schemaVersion ${found}; this version of the service needs ${needed}: ` +
+        `run ${command} against it (with --aws for a deployed table)`,
+    );
+  }
 }
 
 /** A conditional write lost its condition (the item existed, or changed, or was gone). */

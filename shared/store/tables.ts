@@ -23,22 +23,7 @@ export interface TableDefinition {
   timeToLiveAttribute?: string;
 }
 
-/**
- * The books table holds four kinds of item (shared/store/books/book-items.ts builds them):
- * - books:         pk = "BOOKS#<id div 64>", sk = id; index keys authorShard (id mod 2, author),
- *                  yearId (year, id) and yearShard (id mod 16, year)
- * - end marks:     pk = "BOOKS#<r>", sk = 64·(r+1) − 0.5, rangeMark: a later range was opened
- * - ISBN claims:   pk = "ISBN#<normalised>", sk = 0, bookId
- * - the id blocks: pk = "ID_BLOCKS",         sk = 0, highMark (the last id reserved by any container),
- *                  layout ("ranges" once no book is left in the older BOOK#<id mod 32> layout),
- *                  rangeMarks ("complete" once every opened range has its end mark), authorIndex
- *                  ("two-shards" once every book has its two-shard author keys), fit<size>,
- *                  listCount and listCountedAt (the list cap's remembered count)
- * - Idempotency-Key records: pk = "IDEMPOTENCY#<digest of user and key>", sk = 0, expiring (TTL expiresAt)
- * Books sit in id ranges of 64, each busy container writing a range of its own, so a page of the
- * list is one Query; a page filtered by author, or by author and year, two (one per author shard);
- * by year alone, one per year shard (docs/data-model.md).
- */
+/** The books table: books in id ranges, end marks, ISBN claims, the id-blocks item and Idempotency-Key records (docs/data-model.md). */
 export const BOOKS_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'N' },
@@ -54,7 +39,6 @@ export const BOOKS_TABLE: TableDefinition = {
       sortKey: { name: 'sk', type: 'N' },
     },
     {
-      // Added last, to a table with the other two: DynamoDB adds one index per table update, so each is a deployment.
       indexName: 'byAuthorYear',
       partitionKey: { name: 'authorShard', type: 'S' },
       sortKey: { name: 'yearId', type: 'S' },

@@ -152,9 +152,7 @@ describe('bench', () => {
       name,
       bytes,
       importMs,
-      importWallMs: importMs * 2,
       importRatio: importMs / 40,
-      importWallRatio: importMs / 40,
       extras: [],
       savings: [],
     });

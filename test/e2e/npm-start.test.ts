@@ -186,18 +186,6 @@ describe('npm start', () => {
     rmSync(folder, { recursive: true, force: true });
   }, 60_000);
 
-  it('refuses a DATA_DIR that holds DynamoDB Local files rather than serving an empty database', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'books-old-engine-'));
-    writeFileSync(join(folder, 'shared-local-instance.db'), 'DynamoDB Local wrote this');
-    const run = start({ DATA_DIR: folder, PORT: String(await freePort()) });
-    expect(await run.exited).toBe(1);
-    expect(run.output()).toContain(`${folder} holds the data of DynamoDB Local`);
-    expect(run.output()).toContain('rename or move it');
-    expect(existsSync(join(folder, 'dynoxide.db'))).toBe(false);
-    expect(readFileSync(join(folder, 'shared-local-instance.db'), 'utf8')).toBe('DynamoDB Local wrote this');
-    rmSync(folder, { recursive: true, force: true });
-  }, 60_000);
-
   it('uses the DynamoDB that DYNAMODB_ENDPOINT names, and starts none of its own', async () => {
     const endpoint = inject('dynamoEndpoint'); // the run's database: any DynamoDB would do
     const folder = mkdtempSync(join(tmpdir(), 'books-endpoint-'));

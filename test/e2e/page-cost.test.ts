@@ -82,7 +82,7 @@ describe('a page of 20 of the unfiltered list', () => {
       expect(Math.max(...callsPerPage)).toBeLessThanOrEqual(2);
       expect(median(callsPerPage)).toBe(1);
 
-      // The whole list: one Query per id range it reads (each under 1 MB), and one read of the counter
+      // The whole list: one Query per id range it reads (each under 1 MB), and one read of the id-blocks item
       // (the bound that spares the list cap its count); where ids end, the last range says itself.
       meter.take();
       const whole = await fetch(`${server.baseUrl}/api/books`, { headers: { authorization: BASIC_DEMO } });

@@ -55,10 +55,10 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     for (const touch of calls.flatMap((call) => model.touchesOf(call))) {
       if (touch.item) writesPerItem.set(touch.item, (writesPerItem.get(touch.item) ?? 0) + 1);
     }
-    const counterWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
+    const idBlocksWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
     const endMarks = [...writesPerItem.keys()].filter(isEndMark);
-    console.log(`counter writes: ${counterWrites} for ${CREATES} creates; ${endMarks.length} range end marks`);
-    // every book and every ISBN claim written once; the counter once per block of each container;
+    console.log(`id-blocks item writes: ${idBlocksWrites} for ${CREATES} creates; ${endMarks.length} range end marks`);
+    // every book and every ISBN claim written once; the id-blocks item once per block of each container;
     // the end mark of each range the high mark passed, once, with the reservation that passed it
     expect(endMarks.every((mark) => writesPerItem.get(mark) === 1)).toBe(true);
     expect(endMarks.length).toBe(Math.floor(Math.max(...created) / BOOK_RANGE_SIZE));

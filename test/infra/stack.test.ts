@@ -450,7 +450,7 @@ describe('BookLibraryStack', () => {
       };
       follow('shared/store/books/dynamodb-book-store.ts');
       expect(modules.has('shared/store/books/book-transactions.ts')).toBe(true);
-      expect(modules.has('shared/store/books/legacy/legacy-layout.ts')).toBe(true);
+      expect(modules.has('shared/store/books/schema-version.ts')).toBe(true);
       expect(modules.has('shared/store/named-transactions.ts')).toBe(true);
       const source = [...modules.values()].join('\n');
       const used = new Set<string>();

@@ -24,7 +24,7 @@ let tables: Awaited<ReturnType<typeof createTestTables>>;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  // The counter exists (a new table's first reservation is a transaction of its own): each store's
+  // The id-blocks item exists (a new table's first reservation is a transaction of its own): each store's
   // first block is then one update, and the only transactions counted are the writes under test.
   await new DynamoBookStore(createPatientDocumentClient(tables.endpoint), tables.names.books).create(book());
 });

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBooksTable } from '../../admin/invariants';
-import { ensureTables } from '../../local/tables';
+import { runMigrations } from '../../admin/migrations/run';
+import { MIGRATION_STEPS } from '../../admin/migrations/steps';
+import { createTableInput } from '../../local/tables';
 import type { Book, BookFilter, NewBook } from '../../shared/books/types';
 import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY, YEAR_SHARDS } from '../../shared/store/books/book-items';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
-import { assertBooksTableLayout, indexesToAdd } from '../../shared/store/books/table-layout';
-import { TableLayoutError } from '../../shared/store/errors';
+import { SCHEMA_VERSION } from '../../shared/store/books/schema-version';
+import { SchemaVersionError } from '../../shared/store/errors';
 import { BOOKS_TABLE } from '../../shared/store/tables';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
@@ -55,7 +57,7 @@ describe('the range layout of the book store', () => {
       (command) => command.name !== 'GetItemCommand' && command.name !== 'QueryCommand',
     );
     // Blocks of 2, 8 and 32 by one update each (the first on a new table by the transaction that
-    // starts the counter), the range from 64 by a transaction with range 0's end mark.
+    // starts the id-blocks item), the range from 64 by a transaction with range 0's end mark.
     expect(writes.filter((command) => command.name === 'UpdateItemCommand')).toHaveLength(3);
     expect(writes.filter((command) => command.name === 'TransactWriteItemsCommand')).toHaveLength(64 + 2);
     expect(writes.length / 64).toBeLessThanOrEqual(1.1);
@@ -120,7 +122,7 @@ describe('the range layout of the book store', () => {
     const tableQueries = recorded.sent.filter((command) => command.name === 'QueryCommand');
     expect(gets.every((command) => command.input.ConsistentRead === true)).toBe(true);
     // A Query per range up to the highest id reserved (ranges 0 and 1): range 1 has no end mark, so
-    // the list ends there without reading the counter.
+    // the list ends there without reading the id-blocks item.
     expect(gets).toHaveLength(1);
     expect(tableQueries.every((command) => command.input.ConsistentRead === true && !command.input.IndexName)).toBe(
       true,
@@ -182,192 +184,75 @@ describe('the range layout of the book store', () => {
   });
 });
 
-describe('a books table in the single-partition layout', () => {
-  it('is refused by npm start’s table set-up and by the invariant checker, with a message saying what to do', async () => {
-    const tables = await createTestTables();
-    const name = `old-${Date.now()}`;
-    const key = (name: string, type: 'S' | 'N') => ({ AttributeName: name, AttributeType: type });
-    await tables.client.send(
-      new CreateTableCommand({
-        TableName: name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [key('pk', 'S'), key('sk', 'N'), key('authorKey', 'S'), key('publicationYear', 'N')],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        GlobalSecondaryIndexes: [
-          ['byAuthor', 'authorKey'],
-          ['byYear', 'publicationYear'],
-        ].map(([indexName, attribute]) => ({
-          IndexName: indexName,
-          KeySchema: [
-            { AttributeName: attribute, KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
-      }),
-    );
-    await expect(ensureTables(tables.client, { books: name, auth: tables.names.auth })).rejects.toThrow(
-      TableLayoutError,
-    );
-    await expect(checkBooksTable(tables.documentClient, name)).rejects.toThrow(
-      /older single-partition layout.*remove the data folder/,
-    );
-    await expect(ensureTables(tables.client, tables.names)).resolves.toBeUndefined();
-  });
-});
-
-describe('the books table layout check', () => {
+describe('the books table’s schemaVersion, checked once per container', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
-  const attribute = (name: string) => ({ AttributeName: name, AttributeType: name === 'sk' ? 'N' : 'S' }) as const;
-  /** A table keyed [hash, range] with indexes named [name, hash, range?]. */
-  const createTable = async (keys: string[], indexes: [string, string, string?][]) => {
-    const name = `layout-${randomUUID().slice(0, 8)}`;
-    const keySchema = ([hash, range]: (string | undefined)[]) => [
-      { AttributeName: hash, KeyType: 'HASH' as const },
-      ...(range ? [{ AttributeName: range, KeyType: 'RANGE' as const }] : []),
-    ];
-    const names = new Set([...keys, ...indexes.flatMap(([, hash, range]) => (range ? [hash, range] : [hash]))]);
-    await tables.client.send(
-      new CreateTableCommand({
-        TableName: name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [...names].map(attribute),
-        KeySchema: keySchema(keys),
-        ...(indexes.length > 0 && {
-          GlobalSecondaryIndexes: indexes.map(([indexName, hash, range]) => ({
-            IndexName: indexName,
-            KeySchema: keySchema([hash, range]),
-            Projection: { ProjectionType: 'ALL' as const },
-          })),
-        }),
-      }),
-    );
-    return name;
-  };
-
   beforeAll(async () => {
     tables = await createTestTables();
   });
+  const idBlocks = async (table: string) =>
+    (await tables.documentClient.send(new GetCommand({ TableName: table, Key: ID_BLOCKS_KEY }))).Item;
+  const bareTable = async () => {
+    const name = `schema-${randomUUID().slice(0, 8)}`;
+    await tables.client.send(new CreateTableCommand(createTableInput(name, BOOKS_TABLE)));
+    return name;
+  };
 
-  it('accepts the table npm start and the stack create, whatever order DynamoDB lists its indexes in', async () => {
-    await expect(assertBooksTableLayout(tables.documentClient, tables.names.books)).resolves.toBeUndefined();
-    const reversed = await createTable(
-      ['pk', 'sk'],
-      [
-        ['byAuthorYear', 'authorShard', 'yearId'],
-        ['byYearShard', 'yearShard', 'sk'],
-        ['byAuthorShard', 'authorShard', 'sk'],
-      ],
-    );
-    await expect(assertBooksTableLayout(tables.documentClient, reversed)).resolves.toBeUndefined();
+  it('npm start’s set-up stamps a new table with this version, through the migrations', async () => {
+    expect(await idBlocks(tables.names.books)).toStrictEqual({ ...ID_BLOCKS_KEY, schemaVersion: SCHEMA_VERSION });
   });
 
-  it('refuses a table of the version before (no author-and-year index), naming the deployment and the command', async () => {
-    const name = await createTable(
-      ['pk', 'sk'],
-      [
-        ['byAuthorShard', 'authorShard', 'sk'],
-        ['byYearShard', 'yearShard', 'sk'],
-      ],
-    );
-    expect((await indexesToAdd(tables.documentClient, name)).map((index) => index.indexName)).toStrictEqual([
-      'byAuthorYear',
+  it('a table with no id-blocks item (as the stack creates it) is served, and stamped by its first create only', async () => {
+    const name = await bareTable();
+    const recorded = recordingClient(tables.endpoint);
+    const store = new DynamoBookStore(recorded.client, name);
+    expect(await store.get(1)).toBeUndefined();
+    expect(await collect(store.iterate({}))).toEqual([]);
+    // A read-only function's role may not write: reads check, and never stamp.
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      'QueryCommand',
     ]);
-    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
-      new TableLayoutError(
-        `Table ${name} lacks the index byAuthorYear that this version reads: deploy this version of the stack ` +
-          'first (cdk deploy adds it; locally, npm start does), then run npm run data:migrate-layout to give ' +
-          'existing books its keys.',
-      ),
-    );
-    // Another table missing it is no table of the version before: nothing to add, the general refusal.
-    const other = await createTable(['pk', 'sk'], [['byAuthorShard', 'authorShard', 'sk']]);
-    expect(await indexesToAdd(tables.documentClient, other)).toStrictEqual([]);
+    expect(await idBlocks(name)).toBeUndefined();
+    const created = await store.create(book());
+    expect(created.book.id).toBe(1);
+    expect((await idBlocks(name))?.schemaVersion).toBe(SCHEMA_VERSION);
+    expect((await checkBooksTable(tables.documentClient, name)).violations).toEqual([]);
   });
 
-  it('accepts the indexes in either order in DynamoDB’s answer, which documents no order', async () => {
-    // Dynoxide lists them in one fixed order; the real answer is turned around here to see the other.
-    const turned = createPatientDocumentClient(tables.endpoint);
-    const listed: string[][] = [];
-    turned.middlewareStack.add(
-      (next) => async (args) => {
-        const result = await next(args);
-        const table = (result.output as { Table?: { GlobalSecondaryIndexes?: { IndexName?: string }[] } }).Table;
-        table?.GlobalSecondaryIndexes?.reverse();
-        listed.push((table?.GlobalSecondaryIndexes ?? []).map((index) => String(index.IndexName)));
-        return result;
-      },
-      { step: 'initialize', name: 'turnIndexesAround' },
-    );
-    await expect(assertBooksTableLayout(tables.documentClient, tables.names.books)).resolves.toBeUndefined();
-    await expect(assertBooksTableLayout(turned, tables.names.books)).resolves.toBeUndefined();
-    // Turned around, the answer lists the indexes against the order they are declared in.
-    expect(listed).toStrictEqual([[...BOOKS_TABLE.indexes.map((index) => index.indexName)].reverse()]);
+  it('a table behind is refused before anything is read or written, naming the command; migrated, it is served', async () => {
+    const name = await bareTable();
+    await tables.documentClient.send(new PutCommand({ TableName: name, Item: { ...ID_BLOCKS_KEY, highMark: 2 } }));
+    const recorded = recordingClient(tables.endpoint);
+    const store = new DynamoBookStore(recorded.client, name);
+    for (const attempt of [() => store.get(1), () => store.create(book()), () => collect(store.iterate({}))]) {
+      await expect(attempt()).rejects.toThrow(new SchemaVersionError(name, 0, SCHEMA_VERSION, 'npm run data:migrate'));
+    }
+    // Each attempt read the id-blocks item and nothing else: a failed check is made again, never remembered.
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(Array(3).fill('GetItemCommand'));
+    expect((await checkBooksTable(tables.documentClient, name)).violations.map((each) => each.kind)).toEqual([
+      'schema-behind',
+    ]);
+    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({ from: 0, to: 1, ran: ['baseline'] });
+    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({ from: 1, to: 1, ran: [] });
+    expect((await store.create(book())).book.id).toBe(3);
+    recorded.sent.length = 0;
+    await store.get(3);
+    expect(recorded.sent.map((command) => command.name)).toStrictEqual(['GetItemCommand']); // checked once
   });
 
-  it('refuses a table without indexes, saying what it has and what it needs, and what to do', async () => {
-    const name = await createTable(['pk', 'sk'], []);
-    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
-      new TableLayoutError(
-        `Table ${name} is not laid out as this version of the service reads it (it has no indexes; ` +
-          'expected byAuthorShard, byYearShard, and byAuthorYear). It may hold books in the older single-partition layout: ' +
-          'use a new table (locally, stop npm start and remove the data folder, .data by default) and load the books again.',
-      ),
+  it('a table ahead of this version is served: a migration only adds what this version can ignore', async () => {
+    const name = await bareTable();
+    await tables.documentClient.send(
+      new PutCommand({ TableName: name, Item: { ...ID_BLOCKS_KEY, schemaVersion: SCHEMA_VERSION + 1 } }),
     );
+    expect((await new DynamoBookStore(tables.documentClient, name).create(book())).book.id).toBe(1);
+    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({ from: 2, to: 2, ran: [] });
   });
 
-  it('names each index it found with its keys', async () => {
-    const name = await createTable(
-      ['pk', 'sk'],
-      [
-        ['byAuthorShard', 'authorShard', 'sk'],
-        ['byYear', 'yearShard'],
-      ],
+  it('the last migration step is the version the store reads', () => {
+    expect(MIGRATION_STEPS.map((step) => step.version)).toStrictEqual(
+      Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
     );
-    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toThrow(
-      '(it has byAuthorShard(authorShard,sk), byYear(yearShard,); expected byAuthorShard, byYearShard, and byAuthorYear)',
-    );
-  });
-
-  it.each<[string, string[], [string, string, string?][]]>([
-    [
-      'the table’s sort key is missing',
-      ['pk'],
-      [
-        ['byAuthorShard', 'authorShard', 'sk'],
-        ['byYearShard', 'yearShard', 'sk'],
-      ],
-    ],
-    [
-      'the table’s keys are named otherwise',
-      ['id', 'sk'],
-      [
-        ['byAuthorShard', 'authorShard', 'sk'],
-        ['byYearShard', 'yearShard', 'sk'],
-      ],
-    ],
-    [
-      'an index’s sort key is another',
-      ['pk', 'sk'],
-      [
-        ['byAuthorShard', 'authorShard', 'sk'],
-        ['byYearShard', 'yearShard', 'pk'],
-      ],
-    ],
-    [
-      'an index’s keys are swapped',
-      ['pk', 'sk'],
-      [
-        ['byAuthorShard', 'authorShard', 'sk'],
-        ['byYearShard', 'sk', 'yearShard'],
-      ],
-    ],
-    ['an index is missing', ['pk', 'sk'], [['byAuthorShard', 'authorShard', 'sk']]],
-  ])('refuses a table where %s', async (_, keys, indexes) => {
-    const name = await createTable(keys, indexes);
-    await expect(assertBooksTableLayout(tables.documentClient, name)).rejects.toBeInstanceOf(TableLayoutError);
   });
 });

@@ -27,6 +27,7 @@ import {
 } from '../../shared/store/books/book-items';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { IdBlockAllocator } from '../../shared/store/books/id-blocks';
+import { SCHEMA_VERSION } from '../../shared/store/books/schema-version';
 import { IdSpaceExhaustedError, StoreInvariantError } from '../../shared/store/errors';
 import { newBook, STAMP } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
@@ -121,7 +122,12 @@ describe('id blocks at the end of the id space (Dynoxide)', () => {
   let tables: Awaited<ReturnType<typeof createTestTables>>;
   let client: ReturnType<typeof createPatientDocumentClient>;
   const setHighMark = (highMark: number) =>
-    client.send(new PutCommand({ TableName: tables.names.books, Item: { ...ID_BLOCKS_KEY, highMark } }));
+    client.send(
+      new PutCommand({
+        TableName: tables.names.books,
+        Item: { ...ID_BLOCKS_KEY, highMark, schemaVersion: SCHEMA_VERSION },
+      }),
+    );
 
   beforeAll(async () => {
     tables = await createTestTables();

@@ -51,7 +51,7 @@ describe('books table invariant checker', () => {
   it('finds a book id above the highest reserved one', async () => {
     await put({ ...toBookItem({ id: 1_000, ...newBook('978-10') }, 1) });
     await put({ pk: 'ISBN#97810', sk: 0, bookId: 1_000 });
-    expect(await kinds()).toEqual(['id-above-counter']);
+    expect(await kinds()).toEqual(['id-above-high-mark']);
   });
 
   it('finds a book under another shard’s key, and index keys that do not match the book', async () => {
@@ -83,12 +83,12 @@ describe('books table invariant checker', () => {
     expect(await kinds()).toEqual(['duplicate-isbn', 'foreign-claim', 'orphan-claim']);
   });
 
-  it('finds an item whose id disagrees with its key, and a missing counter', async () => {
+  it('finds an item whose id disagrees with its key, and a missing id-blocks item', async () => {
     await put({ ...toBookItem({ id: 2, ...newBook('978-2') }, 1), id: 5 });
     await tables.documentClient.send(
       new DeleteCommand({ TableName: tables.names.books, Key: { pk: 'ID_BLOCKS', sk: 0 } }),
     );
-    expect(await kinds()).toEqual(['id-mismatch', 'missing-counter', 'orphan-claim']);
+    expect(await kinds()).toEqual(['id-mismatch', 'missing-id-blocks', 'orphan-claim']);
   });
 });
 

@@ -47,8 +47,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The deployment builds on shared/; it names handler files only as strings of the route table.
   infra: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/observability', 'shared/store'],
   // Code shared by the operator-side programs, never bundled into a function.
-  admin: ['shared/auth', 'shared/books', 'shared/store/books'],
-  local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', ...STORE, 'admin'],
+  admin: ['shared/auth', 'shared/books', 'shared/store', 'shared/store/books'],
+  local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/store', 'shared/store/auth', 'admin'],
   tools: ['shared/auth', 'shared/config', ...STORE, 'admin', 'local'],
   // The bench builds the stack's bundles and drives the local gateway; it never imports a handler.
   bench: [
@@ -160,8 +160,8 @@ describe('the dependency rule between folders', () => {
     expect(edge('shared/store/retry.ts', 'shared/store/books/book-items.ts')).toContain(
       'shared/store may not import shared/store/books',
     );
-    expect(edge('shared/store/books/legacy/legacy-layout.ts', 'shared/store/named-transactions.ts')).toBe(
-      'shared/store/books/legacy/legacy-layout.ts may import shared/store/named-transactions.ts',
+    expect(edge('shared/store/books/id-blocks.ts', 'shared/store/named-transactions.ts')).toBe(
+      'shared/store/books/id-blocks.ts may import shared/store/named-transactions.ts',
     );
   });
 
@@ -213,37 +213,6 @@ const importCycles = (files: readonly string[], importsFrom: (file: string) => r
   for (const file of files) if (!done.has(file)) visit(file);
   return cycles;
 };
-
-/** The older layout's folder, which goes once every table has migrated (docs/upgrade.md), and the one module that names it. */
-const OLDER_LAYOUT_FOLDER = 'shared/store/books/legacy/';
-const BOOK_STORE_COMPOSITION_ROOT = 'shared/store/books/dynamodb-book-store.ts';
-
-/** Imports of the older layout's folder from outside it, other than the composition root's. */
-const olderLayoutLeaks = (edges: readonly ImportEdge[]) =>
-  edges
-    .filter(({ from, to }) => to?.startsWith(OLDER_LAYOUT_FOLDER) && !from.startsWith(OLDER_LAYOUT_FOLDER))
-    .filter(({ from }) => from !== BOOK_STORE_COMPOSITION_ROOT)
-    .map(({ from, line, specifier }) => `${from}:${line} imports '${specifier}'`);
-
-describe('the older layout behind one seam', () => {
-  it('is imported only by the book store composition root, so deleting it is one folder and one line', () => {
-    const edges = sourceFiles().flatMap((file) => importsOf(file));
-    const fromRoot = edges.filter(
-      ({ from, to }) => from === BOOK_STORE_COMPOSITION_ROOT && to?.startsWith(OLDER_LAYOUT_FOLDER),
-    );
-    // Once the folder is deleted (docs/upgrade.md), the root names NO_OLDER_LAYOUT instead.
-    expect(fromRoot).toHaveLength(existsSync(join(PROJECT_ROOT, OLDER_LAYOUT_FOLDER)) ? 1 : 0);
-    expect(olderLayoutLeaks(edges)).toEqual([]);
-  });
-
-  it('would report any other module that imports the folder', () => {
-    const edges = importsOf(
-      'shared/store/books/book-reads.ts',
-      "import { readLegacyBookItem } from './legacy/legacy-layout';",
-    );
-    expect(olderLayoutLeaks(edges)).toEqual(["shared/store/books/book-reads.ts:1 imports './legacy/legacy-layout'"]);
-  });
-});
 
 describe('imports between files', () => {
   it('form no cycle, type-only imports included', () => {

@@ -3,6 +3,7 @@ import { findViolations } from '../../admin/invariants';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { Book } from '../../shared/books/types';
 import { ID_BLOCKS_KEY, isbnClaimKey, rangeMarkItem, toBookItem } from '../../shared/store/books/book-items';
+import { SCHEMA_VERSION } from '../../shared/store/books/schema-version';
 
 /**
  * The invariant checker over items as a scan returns them (test/reliability/invariants.test.ts seeds
@@ -23,11 +24,15 @@ const bookItem = (id: number, extra: Partial<Book> = {}): Record<string, unknown
   ...toBookItem(book(id, extra), 1),
 });
 const claim = (isbn: string, bookId: unknown) => ({ ...isbnClaimKey(isbn), bookId });
-const idBlocks = (highMark: number) => ({ ...ID_BLOCKS_KEY, highMark });
-/** A consistent table: books with their claims and the id blocks item. */
+/** The id-blocks item of a table at this version, with the end marks of the ranges below its high mark's. */
+const idBlocks = (highMark: number) => [
+  { ...ID_BLOCKS_KEY, highMark, schemaVersion: SCHEMA_VERSION },
+  ...Array.from({ length: Math.floor(highMark / 64) }, (_, range) => rangeMarkItem(range)),
+];
+/** A consistent table: books with their claims and the id-blocks item. */
 const table = (ids: number[], highMark = 100) => [
   ...ids.flatMap((id) => [bookItem(id), claim(`978-${id}`, id)]),
-  idBlocks(highMark),
+  ...idBlocks(highMark),
 ];
 
 describe('findViolations: Idempotency-Key records', () => {
@@ -41,7 +46,7 @@ describe('findViolations: Idempotency-Key records', () => {
   });
 
   it('counts live records that agree with their books, and nothing is wrong', () => {
-    const items = [keyed(1, 'IDEMPOTENCY#a'), claim('978-1', 1), record('IDEMPOTENCY#a', 1), idBlocks(100)];
+    const items = [keyed(1, 'IDEMPOTENCY#a'), claim('978-1', 1), record('IDEMPOTENCY#a', 1), ...idBlocks(100)];
     expect(findViolations(items, now)).toStrictEqual({
       books: 1,
       claims: 1,
@@ -58,7 +63,7 @@ describe('findViolations: Idempotency-Key records', () => {
       record('IDEMPOTENCY#a', 1),
       record('IDEMPOTENCY#b', 7),
       record('IDEMPOTENCY#other', 1),
-      idBlocks(100),
+      ...idBlocks(100),
     ];
     expect(findViolations(items, now).violations).toStrictEqual([
       {
@@ -81,7 +86,7 @@ describe('findViolations: Idempotency-Key records', () => {
       keyed(3, 'IDEMPOTENCY#taken'),
       claim('978-3', 3),
       record('IDEMPOTENCY#taken', 3),
-      idBlocks(100),
+      ...idBlocks(100),
     ];
     expect(findViolations(items, now).violations).toStrictEqual([
       { kind: 'missing-key-record', message: "Book 1's Idempotency-Key record is missing or another's" },
@@ -94,7 +99,7 @@ describe('findViolations: Idempotency-Key records', () => {
       keyed(1, 'IDEMPOTENCY#gone', seconds),
       claim('978-1', 1),
       record('IDEMPOTENCY#stale', 9, seconds),
-      idBlocks(100),
+      ...idBlocks(100),
     ];
     expect(findViolations(items, now)).toMatchObject({ keyRecords: 0, violations: [] });
     expect(findViolations(items, now - 1000).violations.map((v) => v.kind)).toStrictEqual([
@@ -117,7 +122,7 @@ describe('findViolations', () => {
 
   it('an empty table is consistent, with no id reserved yet', () => {
     expect(findViolations([])).toStrictEqual({ books: 0, claims: 0, keyRecords: 0, lastId: 0, violations: [] });
-    expect(findViolations([idBlocks(100)])).toStrictEqual({
+    expect(findViolations([...idBlocks(100)])).toStrictEqual({
       books: 0,
       claims: 0,
       keyRecords: 0,
@@ -127,13 +132,13 @@ describe('findViolations', () => {
   });
 
   it('missing-claim: a book whose ISBN nobody claims', () => {
-    expect(findViolations([bookItem(1), idBlocks(100)]).violations).toStrictEqual([
+    expect(findViolations([bookItem(1), ...idBlocks(100)]).violations).toStrictEqual([
       { kind: 'missing-claim', message: "Book 1's ISBN 9781 has no claim item" },
     ]);
   });
 
   it('foreign-claim and orphan-claim: a claim that points at another book', () => {
-    const items = [bookItem(1), bookItem(2), claim('978-1', 1), claim('978-2', 1), idBlocks(100)];
+    const items = [bookItem(1), bookItem(2), claim('978-1', 1), claim('978-2', 1), ...idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'foreign-claim', message: "Book 2's ISBN 9782 is claimed by book 1" },
       { kind: 'orphan-claim', message: 'Claim on ISBN 9782 points at book 1, which does not hold it' },
@@ -147,7 +152,7 @@ describe('findViolations', () => {
   });
 
   it('duplicate-isbn: two books with one normalised ISBN (the second claim cannot exist)', () => {
-    const items = [bookItem(1, { isbn: '978-1' }), bookItem(2, { isbn: '9781' }), claim('978-1', 1), idBlocks(100)];
+    const items = [bookItem(1, { isbn: '978-1' }), bookItem(2, { isbn: '9781' }), claim('978-1', 1), ...idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'foreign-claim', message: "Book 2's ISBN 9781 is claimed by book 1" },
       { kind: 'duplicate-isbn', message: 'Books 1, 2 share the ISBN 9781' },
@@ -155,7 +160,7 @@ describe('findViolations', () => {
   });
 
   it('stale-isbn-key: a book whose stored isbnKey is not its normalised ISBN', () => {
-    const items = [{ ...bookItem(1), isbnKey: '9780' }, claim('978-1', 1), idBlocks(100)];
+    const items = [{ ...bookItem(1), isbnKey: '9780' }, claim('978-1', 1), ...idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'stale-isbn-key', message: 'Book 1 has isbnKey 9780, not 9781' },
     ]);
@@ -164,7 +169,7 @@ describe('findViolations', () => {
   it.each(['authorKey', 'authorShard', 'yearShard', 'yearId'])(
     'stale-index-key: a book whose %s does not follow from its author, year and id',
     (name) => {
-      const items = [{ ...bookItem(3), [name]: 'stale' }, claim('978-3', 3), idBlocks(100)];
+      const items = [{ ...bookItem(3), [name]: 'stale' }, claim('978-3', 3), ...idBlocks(100)];
       expect(findViolations(items).violations).toStrictEqual([
         { kind: 'stale-index-key', message: "Book 3's index keys do not match its author, year and id" },
       ]);
@@ -180,7 +185,7 @@ describe('findViolations', () => {
       [MAX_BOOK_ID + 1, MAX_BOOK_ID + 1],
       ['5', '5'],
     ]) {
-      const items = [{ ...bookItem(5), pk: 'BOOKS#0', sk, id }, claim('978-5', 5), idBlocks(100)];
+      const items = [{ ...bookItem(5), pk: 'BOOKS#0', sk, id }, claim('978-5', 5), ...idBlocks(100)];
       const report = findViolations(items);
       expect(report.books).toBe(0);
       expect(report.violations[0]).toStrictEqual({
@@ -191,32 +196,35 @@ describe('findViolations', () => {
   });
 
   it('accepts the highest id there is, MAX_BOOK_ID', () => {
-    const items = [bookItem(MAX_BOOK_ID), claim(`978-${MAX_BOOK_ID}`, MAX_BOOK_ID), idBlocks(MAX_BOOK_ID)];
-    expect(findViolations(items)).toMatchObject({ books: 1, violations: [] });
+    const items = [bookItem(MAX_BOOK_ID), claim(`978-${MAX_BOOK_ID}`, MAX_BOOK_ID), ...idBlocks(64)];
+    items[2] = { ...ID_BLOCKS_KEY, highMark: MAX_BOOK_ID, schemaVersion: SCHEMA_VERSION };
+    const { books, violations } = findViolations(items);
+    expect(books).toBe(1);
+    expect(violations.filter((violation) => violation.kind !== 'missing-range-mark')).toStrictEqual([]);
   });
 
   it('wrong-shard: a book under another shard’s partition key', () => {
-    const items = [{ ...bookItem(1), pk: 'BOOKS#2' }, claim('978-1', 1), idBlocks(100)];
+    const items = [{ ...bookItem(1), pk: 'BOOKS#2' }, claim('978-1', 1), ...idBlocks(100)];
     expect(findViolations(items).violations).toStrictEqual([
       { kind: 'wrong-shard', message: 'Book 1 is under BOOKS#2, not BOOKS#0' },
     ]);
   });
 
-  it('id-above-counter: a book above the highest reserved id; the highest itself is fine', () => {
+  it('id-above-high-mark: a book above the highest reserved id; the highest itself is fine', () => {
     expect(findViolations(table([100], 100)).violations).toStrictEqual([]);
     expect(findViolations(table([101], 100)).violations).toStrictEqual([
-      { kind: 'id-above-counter', message: 'Book 101 is above the highest reserved id 100' },
+      { kind: 'id-above-high-mark', message: 'Book 101 is above the highest reserved id 100' },
     ]);
   });
 
-  it('missing-counter: books but no id blocks item', () => {
-    const items = table([1, 2]).filter((item) => item.pk !== ID_BLOCKS_KEY.pk);
+  it('missing-id-blocks: books but no id-blocks item', () => {
+    const items = table([1, 2], 2).filter((item) => item.pk !== ID_BLOCKS_KEY.pk);
     expect(findViolations(items)).toStrictEqual({
       books: 2,
       claims: 2,
       keyRecords: 0,
       lastId: 0,
-      violations: [{ kind: 'missing-counter', message: '2 books but no id blocks item' }],
+      violations: [{ kind: 'missing-id-blocks', message: '2 books but no id-blocks item' }],
     });
   });
 
@@ -230,7 +238,7 @@ describe('findViolations', () => {
       { pk: 'ID_BLOCKS', sk: 1, highMark: 5 },
       { pk: 'OTHER', sk: 0 },
       { pk: 7, sk: 0 },
-      idBlocks(100),
+      ...idBlocks(100),
     ];
     expect(findViolations(items)).toStrictEqual({
       books: 0,
@@ -253,62 +261,38 @@ describe('findViolations', () => {
   });
 });
 
-describe('findViolations: range end marks', () => {
-  const complete = (highMark: number) => ({ ...idBlocks(highMark), rangeMarks: 'complete' });
+describe('findViolations: range end marks and the schemaVersion', () => {
   const books = (ids: number[]) => ids.flatMap((id) => [bookItem(id), claim(`978-${id}`, id)]);
+  const item = (highMark: number) => ({ ...ID_BLOCKS_KEY, highMark, schemaVersion: SCHEMA_VERSION });
 
-  it('accepts a mark on every range below the high mark’s, once the counter says they are complete', () => {
-    const report = findViolations([...books([1, 64, 130]), complete(140), rangeMarkItem(0), rangeMarkItem(1)]);
+  it('accepts a mark on every range below the high mark’s', () => {
+    const report = findViolations([...books([1, 64, 130]), item(140), rangeMarkItem(0), rangeMarkItem(1)]);
     expect(report.violations).toStrictEqual([]);
     expect(report.books).toBe(3);
   });
 
   it('reports a missing mark (the list would end there) and a stray one', () => {
-    const report = findViolations([...books([1, 130]), complete(140), rangeMarkItem(1), rangeMarkItem(2)]);
-    expect(report.violations.map((violation) => violation.kind)).toStrictEqual([
-      'missing-range-mark',
-      'stray-range-mark',
+    const report = findViolations([...books([1, 130]), item(140), rangeMarkItem(1), rangeMarkItem(2)]);
+    expect(report.violations).toStrictEqual([
+      { kind: 'missing-range-mark', message: 'Range 0 (ids 0…) has no end mark' },
+      { kind: 'stray-range-mark', message: 'Range 2 has an end mark but the high mark is 140' },
     ]);
   });
 
-  it('asks for no marks before the counter says they are complete (the list then reads the counter)', () => {
-    expect(findViolations([...books([1, 130]), idBlocks(140)]).violations).toStrictEqual([]);
+  it('names the first missing marks and counts the rest, however high the mark', () => {
+    const kinds = findViolations([item(MAX_BOOK_ID)]).violations;
+    expect(kinds).toHaveLength(11);
+    expect(kinds.at(-1)?.message).toBe(`${Math.floor(MAX_BOOK_ID / 64) - 10} more ranges have no end mark`);
   });
 
   it('reports a mark away from its range’s end as malformed', () => {
-    const report = findViolations([...books([1]), complete(10), { ...rangeMarkItem(0), sk: 5 }]);
+    const report = findViolations([...books([1]), item(10), { ...rangeMarkItem(0), sk: 5 }]);
     expect(report.violations.map((violation) => violation.kind)).toStrictEqual(['malformed-item']);
   });
-});
 
-describe('findViolations: author keys of the version before the author-and-year index', () => {
-  /** As that version wrote a book: the author over sixteen shards, no author-and-year key. */
-  const olderItem = (id: number) => {
-    const { yearId: _, ...item } = bookItem(id);
-    return { ...item, authorShard: `${id % 16}#ursula k. le guin` };
-  };
-  const books = (ids: number[]) => ids.flatMap((id) => [olderItem(id), claim(`978-${id}`, id)]);
-
-  it('counts them in one finding naming the command, until the id-blocks item says every book has its keys', () => {
-    // Book 2's older author key is also its two-shard key (2 mod 16 = 2 mod 2 = 0): only the year key is missing.
-    expect(findViolations([...books([2, 3, 5]), idBlocks(100)]).violations).toStrictEqual([
-      {
-        kind: 'older-author-keys',
-        message:
-          '3 books (the first: 2) still have the author keys of the version before (run npm run data:migrate-layout)',
-      },
+  it('reports a table behind this version’s schemaVersion, naming the command', () => {
+    expect(findViolations([{ ...ID_BLOCKS_KEY, highMark: 10 }]).violations).toStrictEqual([
+      { kind: 'schema-behind', message: "The table's schemaVersion is 0, not 1 (run npm run data:migrate)" },
     ]);
-  });
-
-  it('reports them as stale once the mark says none is left (a rollback wrote them)', () => {
-    const marked = { ...idBlocks(100), authorIndex: 'two-shards' };
-    expect(findViolations([...books([3]), marked]).violations.map((violation) => violation.kind)).toStrictEqual([
-      'stale-index-key',
-    ]);
-  });
-
-  it('an author key of neither layout is stale, mark or no mark', () => {
-    const items = [{ ...olderItem(3), authorShard: '7#ursula k. le guin' }, claim('978-3', 3), idBlocks(100)];
-    expect(findViolations(items).violations.map((violation) => violation.kind)).toStrictEqual(['stale-index-key']);
   });
 });

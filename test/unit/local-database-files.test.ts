@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynoxideMissingError, dynoxideBinary } from '../../local/dynoxide-binary';
-import { checkForOldEngineFiles, OldEngineFilesError } from '../../local/old-engine-files';
 
 const folders: string[] = [];
 const folder = () => {
@@ -13,26 +12,6 @@ const folder = () => {
 };
 afterEach(() => {
   for (const made of folders.splice(0)) rmSync(made, { recursive: true, force: true });
-});
-
-describe('a data folder written by DynamoDB Local', () => {
-  it('is refused, naming the file and what to do, never opened as an empty database', () => {
-    const dataDir = folder();
-    writeFileSync(join(dataDir, 'shared-local-instance.db'), '');
-    expect(() => checkForOldEngineFiles(dataDir)).toThrow(OldEngineFilesError);
-    expect(() => checkForOldEngineFiles(dataDir)).toThrow(
-      `${dataDir} holds the data of DynamoDB Local (${join(dataDir, 'shared-local-instance.db')})`,
-    );
-    expect(() => checkForOldEngineFiles(dataDir)).toThrow(/rename or move it .* or set DATA_DIR/);
-  });
-
-  it('is left alone once Dynoxide has its own file there, and an empty folder is fine', () => {
-    const carriedOn = folder();
-    writeFileSync(join(carriedOn, 'shared-local-instance.db'), '');
-    writeFileSync(join(carriedOn, 'dynoxide.db'), '');
-    expect(() => checkForOldEngineFiles(carriedOn)).not.toThrow();
-    expect(() => checkForOldEngineFiles(folder())).not.toThrow();
-  });
 });
 
 describe('the Dynoxide binary', () => {

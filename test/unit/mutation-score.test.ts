@@ -46,7 +46,6 @@ describe('the tests the mutation run takes for shared/store', () => {
       'test/integration/dynamodb-book-store.test.ts',
       'test/integration/dynamodb-secret-store.test.ts',
       'test/integration/id-blocks.test.ts',
-      'test/integration/migrate-author-keys.test.ts',
     ]);
   });
 

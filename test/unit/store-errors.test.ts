@@ -6,8 +6,8 @@ import {
   IdSpaceExhaustedError,
   isConditionalCheckFailure,
   isTransactionConflict,
+  SchemaVersionError,
   StoreInvariantError,
-  TableLayoutError,
 } from '../../shared/store/errors';
 
 /** An error as DynamoDB's SDK throws it: an Error whose name is the service's exception name. */
@@ -36,13 +36,20 @@ describe('store errors', () => {
     ['IdSpaceExhaustedError', IdSpaceExhaustedError],
     ['ConcurrentUpdateError', ConcurrentUpdateError],
     ['StoreInvariantError', StoreInvariantError],
-    ['TableLayoutError', TableLayoutError],
   ] as const)('%s names itself, keeps its message and its cause', (name, ErrorClass) => {
     const cause = new Error('underneath');
     const error = new ErrorClass('what went wrong', { cause });
     expect(error).toBeInstanceOf(Error);
     expect([error.name, error.message, error.cause]).toStrictEqual([name, 'what went wrong', cause]);
     expect(String(error)).toBe(`${name}: what went wrong`);
+  });
+
+  it('SchemaVersionError names the table, both versions and the command that migrates it', () => {
+    const error = new SchemaVersionError('Books', 0, 1, 'npm run data:migrate');
+    expect(String(error)).toBe(
+      'SchemaVersionError: Table Books has schemaVersion 0; this version of the service needs 1: ' +
+        'run npm run data:migrate against it (with --aws for a deployed table)',
+    );
   });
 });
 

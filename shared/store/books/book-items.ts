@@ -6,28 +6,14 @@ import { MAX_AUTHOR_LENGTH, MAX_ISBN_LENGTH, MAX_TITLE_LENGTH } from '../../book
 import { BOOK_FIELDS, type Book } from '../../books/types';
 
 /**
- * The books table's item layout and the mappers between items and books, in one place: the store
- * reads and writes these, the invariant checker and bulk loaders read or write what the store does.
- *
- * Books live in fixed id ranges: `BOOKS#<floor(id / BOOK_RANGE_SIZE)>`, sort key id. Neighbours in
- * id order share a key, so a page of the list is one Query (two at a range boundary); ids stay dense
- * and busy containers write to ranges of their own because each container sizes its id reservation
- * to its own create rate (id-blocks.ts). The filter indexes spread their keys by id, so a bulk
- * import of one author's or one year's books is not one hot index partition: each author over
- * AUTHOR_SHARDS keys (two, so a page filtered by author, or by author and year, is two Queries),
- * each year over YEAR_SHARDS. The key follows from the id alone: GET, PUT, PATCH and DELETE go
- * straight to the book's key. docs/data-model.md has the arithmetic behind the sizes.
+ * The books table's items and the mappers between items and books, in one place: books in id
+ * ranges (a page of neighbours is one Query), each author over AUTHOR_SHARDS index keys and each
+ * year over YEAR_SHARDS, all following from the id (docs/data-model.md says why these sizes).
  */
 export const BOOK_RANGE_SIZE = 64;
 export const AUTHOR_SHARDS = 2;
 export const YEAR_SHARDS = 16;
-/**
- * The author keys' spread before the author-and-year index: a table whose books have not all been
- * given their two-shard keys (LayoutState.authorPairs) is read over this many, which include the two.
- */
-export const OLDER_AUTHOR_SHARDS = 16;
 
-/** Never a prefix of the older layout's `BOOK#<id mod 32>` keys (legacy-layout.ts), which may share the table while it migrates. */
 export const BOOK_PARTITION_PREFIX = 'BOOKS#';
 export const ISBN_CLAIM_PREFIX = 'ISBN#';
 export const ID_BLOCKS_KEY = { pk: 'ID_BLOCKS', sk: 0 } as const;
@@ -58,9 +44,7 @@ export const MAX_BOOK_ITEM_BYTES =
 
 /**
  * What a whole-list merge may hold of item data at once, however many keys it spans: each key has
- * the page being merged and the next one read ahead, so the per-key page is this budget over
- * 2 × keys × MAX_BOOK_ITEM_BYTES. Over one walk of ranges that is 641 items a page; over 16 index
- * shards, 40.
+ * the page being merged and the next one read ahead.
  */
 export const LIST_MERGE_BUDGET_BYTES = 6 * 1024 * 1024;
 const PAGES_HELD_PER_KEY = 2;
@@ -76,11 +60,8 @@ export const bookPartition = (range: number) => `${BOOK_PARTITION_PREFIX}${range
 export const bookKey = (id: number) => ({ pk: bookPartition(bookRangeOf(id)), sk: id });
 
 /**
- * A range's end mark: an item with no book in it, under the range's own key, sorted after every id
- * of the range, that exists exactly when a later range has been opened (the id blocks' high mark
- * passed this range). The reservation that moves the high mark past a range writes its mark in the
- * same transaction (id-blocks.ts), so a Query that reads a range to its end learns from the Query
- * itself whether the list goes on: the unfiltered list never reads the id-blocks item to find its end.
+ * A range's end mark: an item sorted after every id of its range, which exists exactly when a later
+ * range has been opened, so a Query that reads a range to its end learns whether the list goes on.
  */
 export const rangeMarkKey = (range: number) => ({ pk: bookPartition(range), sk: (range + 1) * BOOK_RANGE_SIZE - 0.5 });
 export const RANGE_MARK_ATTRIBUTE = 'rangeMark';
@@ -123,10 +104,8 @@ export interface BookItem extends Book {
 }
 
 /**
- * An Idempotency-Key's record: which book the keyed create made, that create's response (the book
- * at version 1) and the request's fingerprint. Its key is a digest of the user and the key, so any
- * key text makes a short, well-formed partition key and users' keys never meet. DynamoDB's TTL
- * deletes it some time after `expiresAt`; until then the store itself treats it as gone.
+ * An Idempotency-Key's record: the book the keyed create made, as first returned, and the request's
+ * fingerprint, under a digest of user and key (so users' keys never meet). Past `expiresAt` the store treats it as gone.
  */
 export interface IdempotencyRecord {
   pk: string;

@@ -11,7 +11,7 @@ import { failedPrecondition, type VersionCondition } from '../../books/precondit
 import type { Book, NewBook, VersionedBook } from '../../books/types';
 import { StoreInvariantError } from '../errors';
 import { cancellationOf, type NamedWrite, transactWrite } from '../named-transactions';
-import { LostRace, RETRY, type Retry, retryOnConflict } from '../retry';
+import { LostRace, type Retry, retryOnConflict } from '../retry';
 import {
   type BookItem,
   bookKey,
@@ -35,10 +35,8 @@ export class BookTransactions {
   constructor(private readonly context: BookStoreContext) {}
 
   /**
-   * One transaction: the book, its ISBN claim and, with a key, the key's record (so neither exists
-   * without the other). A key already held comes back in the cancellation itself
-   * (ReturnValuesOnConditionCheckFailure), so a retried or concurrent request with that key reads
-   * the first one's outcome without another call.
+   * One transaction: the book, its ISBN claim and, with a key, the key's record. A key already held
+   * comes back in the cancellation itself, so a repeat reads the first outcome without another call.
    */
   async create(id: number, book: NewBook, idempotency?: IdempotentRequest, createdBy?: string): Promise<VersionedBook> {
     const now = this.context.nowSeconds();
@@ -76,21 +74,13 @@ export class BookTransactions {
     await retryOnConflict(`Book ${id}`, async () => {
       const current = await readBookItem(this.context, id);
       if (!current) throw new BookNotFoundError(id);
-      // A book still only in the older layout moves first; the delete then runs on its copy.
-      if (this.context.olderLayout.holds(current)) {
-        await this.context.olderLayout.copy(current);
-        return RETRY;
-      }
       const failed = failedPrecondition(current.version, condition);
       if (failed) throw new PreconditionFailedError(id, current.version, failed);
       const record = recordReassigned ? undefined : this.liveRecordOf(current);
-      const olderCopy = this.context.olderLayout.deleteWrite(id);
-      const writes: NamedWrite<'book' | 'claim' | 'keyRecord' | 'olderCopy'>[] = [
+      const writes: NamedWrite<'book' | 'claim' | 'keyRecord'>[] = [
         { name: 'book', write: { Delete: { TableName: this.table, Key: bookKey(id), ...unchangedSince(current) } } },
         { name: 'claim', write: this.releaseIsbn(current) },
         ...(record ? [{ name: 'keyRecord' as const, write: this.deleteIdempotencyRecord(record, id) }] : []),
-        // The older layout's copy goes too, or a list that still merges that layout would show it.
-        ...(olderCopy ? [{ name: 'olderCopy' as const, write: olderCopy }] : []),
       ];
       try {
         await transactWrite(this.context.client, writes);

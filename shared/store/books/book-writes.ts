@@ -4,18 +4,16 @@ import type { BookChange } from '../../books/ports';
 import { failedPrecondition, type VersionCondition } from '../../books/preconditions';
 import type { VersionedBook } from '../../books/types';
 import { isConditionalCheckFailure, isTransactionConflict } from '../errors';
-import { LostRace, RETRY, retryOnConflict } from '../retry';
+import { LostRace, retryOnConflict } from '../retry';
 import { type BookItem, bookKey, changedAttributes } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 import type { BookTransactions } from './book-transactions';
 import { itemAsItWas, updateExpression, versionConditions, versioned } from './update-expressions';
 
 /**
- * One conditional UpdateItem that sets only the changed attributes and returns the new item: the
- * book must exist, keep its ISBN (when one is supplied) and satisfy If-Match. When it fails,
- * DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure), which tells a
- * missing book (404) from a changed one (412) from an ISBN that moves, without another read.
- * Only a moving ISBN costs a second call: the transaction that moves its claim.
+ * One conditional UpdateItem of the changed attributes. On failure DynamoDB returns the item as it
+ * was, which tells a missing book (404) from a changed one (412) from a moving ISBN without a read;
+ * only a moving ISBN costs a second call, the transaction that moves its claim.
  */
 export const updateBook = (
   context: BookStoreContext,
@@ -49,11 +47,7 @@ export const updateBook = (
       if (isTransactionConflict(error)) return new LostRace(error);
       if (!isConditionalCheckFailure(error)) throw error;
       const current = itemAsItWas<BookItem>(error);
-      if (!current) {
-        // A book still only in the older layout moves first; the write then runs on its copy.
-        if (await context.olderLayout.copyIfThere(id)) return RETRY;
-        throw new BookNotFoundError(id, { cause: error });
-      }
+      if (!current) throw new BookNotFoundError(id, { cause: error });
       const failed = failedPrecondition(current.version, condition);
       if (failed) throw new PreconditionFailedError(id, current.version, failed, { cause: error });
       // The conditions were checked against this very item: only the ISBN can be what failed.

@@ -9,39 +9,45 @@ import type { BookStoreContext } from './book-store-context';
 import { BookTransactions } from './book-transactions';
 import { updateBook } from './book-writes';
 import { IdBlockAllocator } from './id-blocks';
-import { LayoutState } from './layout-state';
-// The one line that wires the older layout (docs/upgrade.md). Once every table has migrated, delete
-// the folder ./legacy and replace this line by: import { NO_OLDER_LAYOUT as OLDER_LAYOUT } from './older-layout';
-import { LEGACY_LAYOUT as OLDER_LAYOUT } from './legacy/legacy-older-layout';
+import { IdBlocksView } from './id-blocks-view';
 import { countWithVerdict, verdictHolds } from './list-verdict';
-import type { OlderLayout } from './older-layout';
+import { checkSchemaVersion, stampNewTable } from './schema-version';
 import { versioned } from './update-expressions';
 
 /**
- * The BookStore port on DynamoDB, in three parts: reads and list queries (book-reads.ts), the
- * single-item update (book-writes.ts) and the transactions with their named outcomes
- * (book-transactions.ts). Ids come from this container's block, mostly without a call. This is the
- * store's composition root, the only module that knows which older layout a table may still hold
- * (older-layout.ts): while it may, a book found only there is copied to its current key before it
- * is written, and reads and lists look in both layouts.
+ * The BookStore port on DynamoDB: reads and lists (book-reads.ts), the single-item update
+ * (book-writes.ts) and the transactions (book-transactions.ts). Before its first operation a
+ * container checks the table's schemaVersion once (schema-version.ts).
  */
 export class DynamoBookStore implements BookStore {
   private readonly ids: IdBlockAllocator;
   private readonly context: BookStoreContext;
   private readonly transactions: BookTransactions;
+  private schema: Promise<'current' | 'absent'> | undefined;
 
   /** `clock` gives the time against which idempotency records expire (tests move it). */
   constructor(client: DynamoDBDocumentClient, tableName: string, clock: () => number = Date.now) {
-    const layout = new LayoutState();
-    this.ids = new IdBlockAllocator(client, tableName, layout);
-    this.context = {
-      client,
-      tableName,
-      nowSeconds: () => Math.floor(clock() / 1000),
-      layout,
-      olderLayout: OLDER_LAYOUT.open({ client, tableName, layout }),
-    };
+    const idBlocks = new IdBlocksView();
+    this.ids = new IdBlockAllocator(client, tableName, idBlocks);
+    this.context = { client, tableName, nowSeconds: () => Math.floor(clock() / 1000), idBlocks };
     this.transactions = new BookTransactions(this.context);
+  }
+
+  /**
+   * The schema check, once per container; a failed one (a table behind) is made again on the next
+   * call. Only a create writes, so only a create stamps a new table (read-only roles may not write).
+   */
+  private async ready(forCreate = false): Promise<void> {
+    const once = (check: () => Promise<'current' | 'absent'>) => {
+      const running = check().catch((error: unknown) => {
+        if (this.schema === running) this.schema = undefined;
+        throw error;
+      });
+      this.schema = running;
+      return running;
+    };
+    const found = await (this.schema ?? once(() => checkSchemaVersion(this.context)));
+    if (forCreate && found === 'absent') await once(() => stampNewTable(this.context));
   }
 
   /**
@@ -50,6 +56,7 @@ export class DynamoBookStore implements BookStore {
    * ids are consumed only by books that exist. A create whose outcome is unknown keeps its id.
    */
   async create(book: NewBook, idempotency?: IdempotentRequest, createdBy?: string): Promise<VersionedBook> {
+    await this.ready(true);
     const id = await this.ids.allocate();
     try {
       const created = await this.transactions.create(id, book, idempotency, createdBy);
@@ -62,49 +69,69 @@ export class DynamoBookStore implements BookStore {
   }
 
   async get(id: number): Promise<VersionedBook | undefined> {
+    await this.ready();
     const item = await readBookItem(this.context, id);
     return item && versioned(item);
   }
 
   iterate(filter: BookFilter, options?: ListOptions): AsyncIterable<Book> {
-    return iterateBooks(this.context, filter, options);
+    return this.afterCheck(() => iterateBooks(this.context, filter, options));
   }
 
   /** Unfiltered, decided once: a count that reached `upTo` stands for a while (list-verdict.ts). */
-  countUpTo(filter: BookFilter, upTo: number): Promise<number> {
+  async countUpTo(filter: BookFilter, upTo: number): Promise<number> {
+    await this.ready();
     if (filter.author !== undefined || filter.year !== undefined) return countBooks(this.context, filter, upTo);
     return countWithVerdict(this.context, upTo, () => countBooks(this.context, filter, upTo));
   }
 
   /**
-   * Unfiltered: whether a recent count found at least `upTo` books, from one read of the counter,
-   * made only when this container knows more ids were reserved than `upTo` or has not read the
-   * counter yet (that read then also tells the list what it needs). Otherwise false, with no call.
+   * Unfiltered: whether a recent count found at least `upTo` books, from one read of the id-blocks
+   * item, made only when this container knows more ids were reserved than `upTo`; else false, with no call.
    */
   async knownToReach(filter: BookFilter, upTo: number): Promise<boolean> {
+    await this.ready();
     if (filter.author !== undefined || filter.year !== undefined) return false;
-    const { layout, olderLayout } = this.context;
-    if (layout.counterRead && !olderLayout.mayRemain() && layout.knownHighMark < upTo) return false;
-    const { item } = await this.context.layout.refresh(this.context);
+    if (this.context.idBlocks.knownHighMark < upTo) return false;
+    const { item } = await this.context.idBlocks.refresh(this.context);
     return verdictHolds(item, upTo, this.context.nowSeconds());
   }
 
-  /**
-   * Unfiltered, once no book can remain in the older layout: the highest id reserved (one read of the
-   * id-blocks item), which no number of books can exceed; a catalogue under the list cap by it needs no count.
-   */
+  /** Unfiltered: the highest id reserved (one read), which no number of books can exceed. */
   async upperBound(filter: BookFilter): Promise<number | undefined> {
+    await this.ready();
     if (filter.author !== undefined || filter.year !== undefined) return undefined;
-    const { highMark } = await this.context.layout.refresh(this.context);
-    return this.context.olderLayout.mayRemain() ? undefined : highMark;
+    const { highMark } = await this.context.idBlocks.refresh(this.context);
+    return highMark;
   }
 
-  update(id: number, change: BookChange, condition?: VersionCondition): Promise<VersionedBook> {
+  async update(id: number, change: BookChange, condition?: VersionCondition): Promise<VersionedBook> {
+    await this.ready();
     return updateBook(this.context, this.transactions, id, change, condition);
   }
 
-  delete(id: number, condition?: VersionCondition): Promise<void> {
+  async delete(id: number, condition?: VersionCondition): Promise<void> {
+    await this.ready();
     return this.transactions.delete(id, condition);
+  }
+
+  /** A lazy list that checks the schema before its first read, then hands each item straight through. */
+  private afterCheck<T>(list: () => AsyncIterable<T>): AsyncIterable<T> {
+    const ready = () => this.ready();
+    return {
+      [Symbol.asyncIterator]: () => {
+        let inner: AsyncIterator<T> | undefined;
+        const started = ready().then(() => {
+          inner = list()[Symbol.asyncIterator]();
+          return inner;
+        });
+        started.catch(() => undefined); // a list never iterated leaves no unhandled rejection
+        return {
+          next: () => (inner ? inner.next() : started.then((iterator) => iterator.next())),
+          return: async (value?: unknown) => (await inner?.return?.(value)) ?? { done: true, value: undefined },
+        };
+      },
+    };
   }
 }
 
@@ -113,13 +140,3 @@ const storedNothing = (error: unknown) =>
   error instanceof DuplicateIsbnError ||
   error instanceof IdempotencyKeyReusedError ||
   error instanceof ConcurrentUpdateError;
-
-/** The older layout's seam for the migration (admin/migrate-layout.ts): nothing there once this version knows none. */
-export const openOlderLayout = (parts: {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-  layout: LayoutState;
-}): OlderLayout => OLDER_LAYOUT.open(parts);
-
-/** Whether a scanned item is a book left in the older layout (npm run data:check). */
-export const isOlderLayoutItem = (item: { pk?: unknown }): boolean => OLDER_LAYOUT.isOlderItem(item);

@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConcurrentUpdateError, IdSpaceExhaustedError, isConditionalCheckFailure } from '../errors';
 import { cancellationOf, type NamedWrite, transactWrite } from '../named-transactions';
 import { BOOK_RANGE_SIZE, bookRangeOf, ID_BLOCKS_KEY, rangeMarkItem } from './book-items';
-import { AUTHOR_INDEX_TWO_SHARDS, LayoutState, RANGE_MARKS_COMPLETE, RANGES_LAYOUT } from './layout-state';
+import { IdBlocksView } from './id-blocks-view';
 import { itemAsItWas } from './update-expressions';
 
 /** A quiet container's reservation: a container that creates two books and ends leaves no gap. */
@@ -15,15 +15,8 @@ export const ID_BLOCK_GROW_WINDOW_MS = 20_000;
 const ALIGNED_ATTEMPTS = 4;
 
 /**
- * Hands out book ids from blocks reserved with one atomic update of the id-blocks item each, sized to
- * this container's own create rate: a quiet container reserves MIN_ID_BLOCK ids (so a container that
- * ends leaves at most one unused, and ids stay dense), and a container that used its block up within
- * ID_BLOCK_GROW_WINDOW_MS reserves ID_BLOCK_GROWTH times more next time, up to a whole id range
- * (BOOK_RANGE_SIZE), which it then reserves aligned, so each busy container writes to a partition key
- * of its own. A block used up slowly starts again at MIN_ID_BLOCK. Ids stay unique and are never
- * reused across books: an id whose create stored nothing comes back (release) for this container's
- * next create, so failed creates burn no ids; ids from different containers interleave, so
- * ascending id order is creation order only within one container.
+ * Hands out book ids from blocks reserved on the id-blocks item, sized to this container's create
+ * rate so ids stay dense and a busy container writes to an id range of its own (docs/data-model.md).
  */
 export class IdBlockAllocator {
   private nextId = 1;
@@ -37,7 +30,7 @@ export class IdBlockAllocator {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly layout = new LayoutState(),
+    private readonly view = new IdBlocksView(),
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -55,10 +48,8 @@ export class IdBlockAllocator {
   }
 
   /**
-   * Gives back an id this allocator handed out, for a create that is known to have stored nothing
-   * (its transaction was cancelled: a duplicate ISBN, an Idempotency-Key already held, a race lost
-   * to the end). The next create of this container takes it, so failed creates leave no gap in the
-   * ids. Never for a create whose outcome is unknown (a timeout): that id may hold a book.
+   * Gives back an id for a create known to have stored nothing, so failed creates leave no gap.
+   * Never for a create whose outcome is unknown (a timeout): that id may hold a book.
    */
   release(id: number): void {
     const at = this.returned.findIndex((held) => held > id);
@@ -77,18 +68,15 @@ export class IdBlockAllocator {
   }
 
   /**
-   * `size` ids after the high mark, with one `ADD` when the block stays within the high mark's id
-   * range: the counter item keeps, for each block size, the highest mark from which such a block
-   * still fits (`fit<size>`), so the condition needs no arithmetic and no exact knowledge of the
-   * mark. A block that would open the next range (or a counter without those attributes: a new
-   * table, or one from before them) comes back with the counter as it was and is placed exactly.
+   * `size` ids after the high mark, by one `ADD` while the block stays within the mark's id range:
+   * the id-blocks item keeps, per block size, the highest mark from which it still fits (`fit<size>`).
+   * A block that would open the next range is placed exactly.
    */
   private async reserveBlock(size: number): Promise<[number, number]> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.addBlock(size);
       if (Array.isArray(current)) return current;
-      // It does not fit (or the counter has no fits yet): place it exactly, then, should another
-      // container have moved the mark meanwhile, try the plain ADD again (it may fit now).
+      // Placed exactly; should another container have moved the mark meanwhile, the ADD may fit now.
       const outcome = await this.placeExactly(current.asItWas, (highMark) => [highMark + 1, highMark + size]);
       if (Array.isArray(outcome)) return outcome;
       if (attempt >= MAX_OPEN_ATTEMPTS) throw kept();
@@ -96,7 +84,7 @@ export class IdBlockAllocator {
     }
   }
 
-  /** The block by one `ADD` when it stays within the high mark's range; else the counter as it was. */
+  /** The block by one `ADD` when it stays within the high mark's range; else the id-blocks item as it was. */
   private async addBlock(size: number): Promise<[number, number] | { asItWas: Record<string, unknown> | undefined }> {
     try {
       const { Attributes } = await this.client.send(
@@ -112,7 +100,7 @@ export class IdBlockAllocator {
         }),
       );
       const highMark = checked(Attributes?.highMark);
-      this.layout.learn(Attributes);
+      this.view.learn(Attributes);
       return [highMark - size + 1, highMark];
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
@@ -122,12 +110,10 @@ export class IdBlockAllocator {
 
   /**
    * The next whole range above the high mark this container last saw, if nobody reserved past its
-   * start meanwhile (else the counter's value comes back with the cancellation and the next range is
-   * tried). The ids skipped below the range's start stay unused: the tail of the range before. The
-   * mark can only be in the range just below the new one, so that range's end mark goes with it.
+   * start meanwhile (else the next range is tried). The ids skipped below its start stay unused.
    */
   private async reserveRange(): Promise<[number, number]> {
-    let current: Record<string, unknown> | undefined = { highMark: this.layout.knownHighMark };
+    let current: Record<string, unknown> | undefined = { highMark: this.view.knownHighMark };
     for (let attempt = 0; attempt < ALIGNED_ATTEMPTS; attempt++) {
       const seen = Number(current?.highMark ?? 0);
       const start = (bookRangeOf(seen) + 1) * BOOK_RANGE_SIZE;
@@ -135,7 +121,6 @@ export class IdBlockAllocator {
         condition: 'attribute_not_exists(highMark) OR highMark < :start',
         values: { ':start': start },
         belowRange: bookRangeOf(seen),
-        newTable: false,
       });
       if (outcome === 'conflict') continue;
       if (Array.isArray(outcome)) return outcome;
@@ -160,14 +145,12 @@ export class IdBlockAllocator {
   }
 
   /**
-   * The block `plan` gives from the exact high mark, written on the condition that the mark is still
-   * that one, with the end mark of every range the block moves the mark past, in one transaction:
-   * so the end marks are exactly the ranges below the high mark's, which is what lets a list end
-   * without reading the counter. On a counter with no high mark (a new table) it also marks the
-   * table as laid out in ranges with every end mark present and every book's author keys in two shards.
+   * The block `plan` gives from the exact high mark, on the condition that the mark is still that
+   * one, with the end mark of every range it moves the mark past in the same transaction: so a list
+   * ends where a range has no end mark, without reading the id-blocks item.
    */
   private placeExactly(current: Record<string, unknown> | undefined, plan: (highMark: number) => [number, number]) {
-    this.layout.learn(current);
+    this.view.learn(current);
     const newTable = current?.highMark === undefined;
     const highMark = newTable ? 0 : checked(current?.highMark);
     const [first, last] = plan(highMark);
@@ -175,43 +158,31 @@ export class IdBlockAllocator {
       condition: newTable ? 'attribute_not_exists(highMark)' : 'highMark = :seen',
       values: newTable ? {} : { ':seen': highMark },
       belowRange: newTable ? -1 : bookRangeOf(highMark),
-      newTable,
     });
   }
 
-  /** One transaction: the counter to `last` (and its fits), and the end marks of the ranges from `belowRange` up to last's. */
+  /** One transaction: the high mark to `last` (and its fits), and the end marks of the ranges from `belowRange` up to last's. */
   private async advance(
     first: number,
     last: number,
-    move: { condition: string; values: Record<string, unknown>; belowRange: number; newTable: boolean },
+    move: { condition: string; values: Record<string, unknown>; belowRange: number },
   ): Promise<[number, number] | 'conflict' | { current: Record<string, unknown> | undefined }> {
     const fits = fitsAbove(last);
-    const names: Record<string, string> = move.newTable ? { '#layout': 'layout' } : {};
     const values: Record<string, unknown> = {
       ':last': last,
       ...Object.fromEntries(Object.entries(fits).map(([name, value]) => [`:${name}`, value])),
       ...move.values,
-      ...(move.newTable && {
-        ':ranges': RANGES_LAYOUT,
-        ':complete': RANGE_MARKS_COMPLETE,
-        ':twoShards': AUTHOR_INDEX_TWO_SHARDS,
-      }),
     };
-    const sets = [
-      'highMark = :last',
-      ...Object.keys(fits).map((name) => `${name} = :${name}`),
-      ...(move.newTable ? ['#layout = :ranges', 'rangeMarks = :complete', 'authorIndex = :twoShards'] : []),
-    ];
-    const writes: NamedWrite<'counter' | 'mark'>[] = [
+    const sets = ['highMark = :last', ...Object.keys(fits).map((name) => `${name} = :${name}`)];
+    const writes: NamedWrite<'idBlocks' | 'mark'>[] = [
       {
-        name: 'counter',
+        name: 'idBlocks',
         write: {
           Update: {
             TableName: this.tableName,
             Key: ID_BLOCKS_KEY,
             UpdateExpression: `SET ${sets.join(', ')}`,
             ConditionExpression: move.condition,
-            ...(move.newTable && { ExpressionAttributeNames: names }),
             ExpressionAttributeValues: values,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
@@ -226,22 +197,15 @@ export class IdBlockAllocator {
     } catch (error) {
       const outcome = cancellationOf(error, writes);
       if (outcome === 'conflict') return 'conflict';
-      const returned = outcome.returned('counter');
+      const returned = outcome.returned('idBlocks');
       return { current: returned && unmarshall(returned) };
     }
-    this.layout.learn({
-      highMark: last,
-      ...(move.newTable && {
-        layout: RANGES_LAYOUT,
-        rangeMarks: RANGE_MARKS_COMPLETE,
-        authorIndex: AUTHOR_INDEX_TWO_SHARDS,
-      }),
-    });
+    this.view.learn({ highMark: last });
     return [first, last];
   }
 }
 
-/** The counter attribute that says up to which high mark a block of `size` stays within the mark's range. */
+/** The id-blocks item's attribute that says up to which high mark a block of `size` stays within the mark's range. */
 const fitAttribute = (size: number) => `fit${size}`;
 
 /** Every block size below a whole range: MIN_ID_BLOCK, then ID_BLOCK_GROWTH times more each. */
@@ -257,7 +221,7 @@ const fitsAbove = (last: number): Record<string, number> => {
   return Object.fromEntries(SMALL_BLOCKS.map((size) => [fitAttribute(size), rangeEnd - size]));
 };
 
-/** Attempts at moving the counter by one exact transaction before the create gives up (503). */
+/** Attempts at moving the high mark by one exact transaction before the create gives up (503). */
 const MAX_OPEN_ATTEMPTS = 10;
 
 const kept = () =>

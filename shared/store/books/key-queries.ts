@@ -12,7 +12,6 @@ import {
   BY_YEAR_INDEX,
   bookFromAttributes,
   bookKey,
-  OLDER_AUTHOR_SHARDS,
   shards,
   YEAR_SHARDS,
   yearIdKey,
@@ -33,25 +32,15 @@ export const attributeValueForm = (query: QueryCommandInput) => ({
 });
 
 /**
- * A Query per index key a filter spans, each with the key it resumes after for a cursor's id: the
- * table's key plus the index's key, which follow from the filter and the id. So a cursor need carry
- * only the id, and the book need not exist any more.
- * - author (`authorPairs`: every book has its two-shard keys): the author's AUTHOR_SHARDS keys;
- * - author and year (`authorPairs`): the same keys in the author-and-year index, only that year's
- *   part of each (its sort key's prefix), so every item read is a match;
- * - either, before the mark: the OLDER_AUTHOR_SHARDS keys the author was spread over (they include
- *   the two-shard keys, so books written meanwhile are found too), the year as a filter;
- * - year alone: its YEAR_SHARDS keys.
+ * A Query per index key a filter spans, each with the key it resumes after for a cursor's id (which
+ * follows from the filter and the id, so a cursor carries only the id): an author's AUTHOR_SHARDS
+ * keys, with a year only that year's part of each in the author-and-year index; a year's YEAR_SHARDS keys.
  */
-export const indexQueries = (
-  { tableName }: { tableName: string },
-  { author, year }: BookFilter,
-  { authorPairs }: { authorPairs: boolean },
-): KeyQuery[] => {
+export const indexQueries = ({ tableName }: { tableName: string }, { author, year }: BookFilter): KeyQuery[] => {
   const base = { TableName: tableName, ScanIndexForward: true };
   if (author !== undefined) {
     const authorKey = normalizeAuthor(author);
-    if (authorPairs && year !== undefined) {
+    if (year !== undefined) {
       return shards(AUTHOR_SHARDS).map((shard) => ({
         query: {
           ...base,
@@ -66,17 +55,12 @@ export const indexQueries = (
         }),
       }));
     }
-    return shards(authorPairs ? AUTHOR_SHARDS : OLDER_AUTHOR_SHARDS).map((shard) => ({
+    return shards(AUTHOR_SHARDS).map((shard) => ({
       query: {
         ...base,
         IndexName: BY_AUTHOR_INDEX,
         KeyConditionExpression: 'authorShard = :author',
-        ...(year === undefined
-          ? { ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard) } }
-          : {
-              FilterExpression: 'publicationYear = :year',
-              ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard), ':year': year },
-            }),
+        ExpressionAttributeValues: { ':author': authorShardKey(authorKey, shard) },
       },
       startKey: (after: number) => ({ ...bookKey(after), authorShard: authorShardKey(authorKey, shard) }),
     }));
@@ -93,13 +77,9 @@ export const indexQueries = (
 };
 
 /**
- * One key's books in ascending id order, a page (an array) at a time as the merge asks for them; with
- * `readAhead`, the next page is requested as soon as the current one arrives.
- *
- * A whole list reads every book once, so each page's cost is what the list's memory is made of:
- * the Query returns only the book's own attributes (not its keys, index keys and version), goes
- * through the plain client in DynamoDB's attribute-value form, and each item becomes a book
- * directly (bookFromAttributes), without the document client's copy of every page.
+ * One key's books in ascending id order, a page at a time as the merge asks (with `readAhead`, the
+ * next page is requested as soon as one arrives). The plain client and the projection keep a whole
+ * list's memory to the books themselves.
  */
 export async function* queryPages(
   { client }: { client: DynamoDBDocumentClient },

@@ -17,9 +17,9 @@ interface ListVerdict {
   listCountedAt?: unknown;
 }
 
-/** Whether the counter item's verdict says, freshly, that the unfiltered list holds at least `upTo` books. */
-export const verdictHolds = (counter: ListVerdict | undefined, upTo: number, nowSeconds: number): boolean =>
-  Number(counter?.listCount ?? 0) >= upTo && nowSeconds - Number(counter?.listCountedAt ?? 0) <= LIST_VERDICT_SECONDS;
+/** Whether the id-blocks item's verdict says, freshly, that the unfiltered list holds at least `upTo` books. */
+export const verdictHolds = (idBlocks: ListVerdict | undefined, upTo: number, nowSeconds: number): boolean =>
+  Number(idBlocks?.listCount ?? 0) >= upTo && nowSeconds - Number(idBlocks?.listCountedAt ?? 0) <= LIST_VERDICT_SECONDS;
 
 /**
  * The unfiltered list counted up to `upTo`, decided once: a verdict on the id-blocks item that
@@ -34,10 +34,10 @@ export const countWithVerdict = async (
   count: () => Promise<number>,
 ): Promise<number> => {
   const { client, tableName } = context;
-  const counter = (await context.layout.refresh(context)).item as ListVerdict | undefined;
+  const idBlocks = (await context.idBlocks.refresh(context)).item as ListVerdict | undefined;
   const now = context.nowSeconds();
-  if (verdictHolds(counter, upTo, now)) return upTo;
-  const held = Number(counter?.listCount ?? 0) >= upTo;
+  if (verdictHolds(idBlocks, upTo, now)) return upTo;
+  const held = Number(idBlocks?.listCount ?? 0) >= upTo;
   if (held) {
     try {
       await client.send(
@@ -46,7 +46,7 @@ export const countWithVerdict = async (
           Key: ID_BLOCKS_KEY,
           UpdateExpression: 'SET listCountedAt = :now',
           ConditionExpression: 'listCountedAt = :then',
-          ExpressionAttributeValues: { ':now': now, ':then': counter?.listCountedAt },
+          ExpressionAttributeValues: { ':now': now, ':then': idBlocks?.listCountedAt },
         }),
       );
     } catch (error) {

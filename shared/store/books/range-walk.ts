@@ -17,24 +17,17 @@ export interface WalkOptions {
   pageSize: number;
   /** With no limit (a whole list), the next Query is sent as soon as the current one answers. */
   readAhead: boolean;
-  /** The id-blocks item was read for this walk already: where ids end is known, no second read. */
-  idBlocksRead: boolean;
 }
 
 /**
- * The unfiltered list in the range layout: the id ranges from the cursor's range upward, one Query
- * per range (more only for a range whose books pass the page size), so a page of neighbours is one
- * Query, two at a range boundary. The walk ends at the range of the highest id reserved: up to the
- * high mark this container knows it needs no call; past it, one strongly consistent read of the
- * counter says whether others reserved more (a walk reads it at most once). On a table whose every
- * opened range has its end mark (book-items.ts, rangeMarkKey), the walk never reads the counter: a
- * range read to its end without its mark is the last, so a page is one Query, two at a range
- * boundary, the last page included. An empty range (a busy container's range, reserved and then left
- * unused as the container ended) costs a Query that returns only its mark; docs/data-model.md
- * bounds how many there can be.
+ * The unfiltered list: the id ranges from the cursor's range upward, one Query per range (more only
+ * for a range past the page size). A range read to its end without its end mark is the last, so
+ * the walk never reads the id-blocks item.
  */
-export async function* rangePages(context: BookStoreContext, options: WalkOptions): AsyncGenerator<Book[]> {
-  const { client, tableName, layout } = context;
+export async function* rangePages(
+  { client, tableName }: Pick<BookStoreContext, 'client' | 'tableName'>,
+  options: WalkOptions,
+): AsyncGenerator<Book[]> {
   const first = (options.after ?? 0) + 1;
   let position: Position = {
     range: bookRangeOf(first),
@@ -43,10 +36,6 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
     }),
   };
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-  let idBlocksRead = options.idBlocksRead;
-  const lastRange = () => bookRangeOf(layout.knownHighMark);
-  // Once every opened range has its end mark, a range read to its end says itself whether the list goes on.
-  const marked = layout.rangeMarks;
   const read = ({ range, startKey }: Position) => {
     const page = client.send(
       new AttributeValueQueryCommand({
@@ -64,15 +53,7 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
   };
   let pending: ReturnType<typeof read> | undefined;
   while (true) {
-    if (!pending) {
-      if (!marked && position.range > lastRange()) {
-        if (idBlocksRead) return;
-        await layout.refresh(context);
-        idBlocksRead = true;
-        if (position.range > lastRange()) return;
-      }
-      pending = read(position);
-    }
+    pending ??= read(position);
     const { Items = [], LastEvaluatedKey } = await pending;
     pending = undefined;
     const books = Items.filter((item) => item.id !== undefined);
@@ -82,11 +63,11 @@ export async function* rangePages(context: BookStoreContext, options: WalkOption
       LastEvaluatedKey && !endMark
         ? { range: position.range, startKey: LastEvaluatedKey }
         : { range: position.range + 1 };
-    // Marked: the list goes on past a range only if its end mark came back (more of it if the page was cut).
-    const goesOn = marked ? endMark || LastEvaluatedKey !== undefined : next.range <= lastRange();
+    // The list goes on past a range only if its end mark came back (more of it if the page was cut).
+    const goesOn = endMark || LastEvaluatedKey !== undefined;
     if (options.readAhead && remaining > 0 && goesOn) pending = read(next);
     yield books.map(bookFromAttributes);
-    if (remaining <= 0 || (marked && !goesOn)) return;
+    if (remaining <= 0 || !goesOn) return;
     position = next;
   }
 }

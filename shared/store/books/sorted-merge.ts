@@ -1,11 +1,7 @@
 /**
- * Merges sources that each yield runs of items (arrays, ascending within and across runs, as
- * storage returns pages) into one ascending sequence of items. A source's next run is asked for
- * only once its current run has been taken: a consumer that stops early leaves the rest unread. On
- * equal keys the earlier source goes first, so the merge is stable. Items within a run are taken
- * without an await: a whole list passes tens of thousands of items, and one asynchronous step per
- * item per layer was most of its time and garbage. Written here because no maintained library
- * merges async iterators lazily.
+ * Merges ascending runs (pages) from each source into one ascending sequence, asking a source for
+ * its next run only once the current one is taken, and taking items within a run without an await.
+ * Written here because no maintained library merges async iterators lazily.
  */
 export async function* mergeAscending<T>(
   sources: AsyncIterable<readonly T[]>[],
