@@ -1,4 +1,5 @@
 import { ha1 } from '../shared/auth/digest';
+import { DEFAULT_ROLE, parseRole, type Role } from '../shared/auth/roles';
 import type { StoredUser } from '../shared/auth/types';
 
 /** What is stored for a user: HA1 for each Digest algorithm in the realm; the password itself is dropped. */
@@ -34,3 +35,30 @@ export const parseUserList = (text: string): Array<{ username: string; password:
         );
       return { username, password };
     });
+
+/**
+ * Parses LOCAL_ROLES: `name=role` pairs separated by commas, each naming a user of `usernames` (the
+ * LOCAL_USERS) once; a user not named gets DEFAULT_ROLE. The messages name the entry and the roles.
+ */
+export const parseRoleList = (text: string, usernames: readonly string[]): Map<string, Role> => {
+  const roles = new Map<string, Role>();
+  for (const pair of text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)) {
+    const equals = pair.lastIndexOf('=');
+    const username = pair.slice(0, Math.max(equals, 0));
+    if (equals < 0 || !usernames.includes(username))
+      throw new Error(`LOCAL_ROLES entry "${pair}" is not name=role for a user of LOCAL_USERS`);
+    if (roles.has(username)) throw new Error(`LOCAL_ROLES names "${username}" twice`);
+    try {
+      roles.set(username, parseRole(pair.slice(equals + 1)));
+    } catch (error) {
+      throw new Error(`LOCAL_ROLES entry for "${username}": ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return roles;
+};
+
+/** The role LOCAL_ROLES gives a user, DEFAULT_ROLE when it names none. */
+export const roleOf = (roles: ReadonlyMap<string, Role>, username: string): Role => roles.get(username) ?? DEFAULT_ROLE;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { parseUserList } from '../admin/user-records';
+import { parseRoleList, parseUserList, roleOf } from '../admin/user-records';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
+import { DEFAULT_ROLE, ROLE_CHOICES, type Role } from '../shared/auth/roles';
 import {
   DEFAULTS,
   ENV,
@@ -35,6 +36,9 @@ Environment:
   ${ENV.authTableName}    auth table (default ${DEFAULT_TABLE_NAMES.auth})
   LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo);
                      an empty password, or pairs joined by ";", are refused
+  LOCAL_ROLES        name=role pairs, comma-separated, for users of LOCAL_USERS: ${ROLE_CHOICES}
+                     (default: every user is an ${DEFAULT_ROLE}); a reader reads books, an editor also
+                     creates and changes them, an admin also deletes them
   ${ENV.realm}         authentication realm (default ${DEFAULTS.realm}): ${REALM_RULE}
   ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
   ${ENV.requireIfMatch}   true: PUT, PATCH and DELETE without If-Match get 428 (default false)
@@ -74,7 +78,7 @@ export interface LocalOptions {
   realm: string;
   publicReads: boolean;
   nonceSecret: string;
-  users: Array<{ username: string; password: string }>;
+  users: Array<{ username: string; password: string; role: Role }>;
   /** The environment the handlers read, as a function's would be set on Lambda. */
   functionEnvironment: Record<string, string>;
 }
@@ -106,7 +110,12 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
   };
   let users: LocalOptions['users'];
   try {
-    users = parseUserList(env.LOCAL_USERS ?? 'demo:demo');
+    const listed = parseUserList(env.LOCAL_USERS ?? 'demo:demo');
+    const roles = parseRoleList(
+      env.LOCAL_ROLES ?? '',
+      listed.map((user) => user.username),
+    );
+    users = listed.map((user) => ({ ...user, role: roleOf(roles, user.username) }));
   } catch (error) {
     throw new LocalStartError((error as Error).message, { cause: error });
   }

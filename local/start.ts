@@ -130,8 +130,8 @@ const prepareTables = async (options: LocalOptions, endpoint: string, log: (line
   try {
     await ensureTables(createDynamoClient(endpoint), options.tables, log);
     const userStore = new DynamoUserStore(createDocumentClient(endpoint), options.tables.auth);
-    for (const { username, password } of options.users) {
-      await userStore.put(userRecord(username, password, options.realm));
+    for (const { username, password, role } of options.users) {
+      await userStore.put({ ...userRecord(username, password, options.realm), role });
     }
   } catch (error) {
     throw new LocalStartError(`could not prepare the tables at ${endpoint}: ${(error as Error).message}`, {
@@ -221,7 +221,9 @@ export const runUntilSignalled = (service: LocalService, log: (line: string) => 
 /** Step 5: what is running, where, and for whom. */
 export const readyReport = (options: LocalOptions, url = `http://127.0.0.1:${options.port}`): string[] => {
   // Names only: a password set through LOCAL_USERS never reaches the console (the documented demo:demo may).
-  const shown = options.users.map((u) => (u.username === 'demo' && u.password === 'demo' ? 'demo:demo' : u.username));
+  const shown = options.users.map(
+    (u) => `${u.username === 'demo' && u.password === 'demo' ? 'demo:demo' : u.username} (${u.role})`,
+  );
   return [
     `Book Library API listening on ${url}/api/books`,
     `API reference: ${url}/api/docs`,

@@ -2,6 +2,7 @@ import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
 import type { LockoutPolicy } from '../shared/auth/lockout';
+import { DEFAULT_ROLE, parseRole, ROLE_CHOICES, type Role, UnknownRoleError } from '../shared/auth/roles';
 import { ENV, readLockoutPolicy, readSetting } from '../shared/config';
 import type { FailureListing } from '../shared/store/auth/dynamodb-account-store';
 import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';
@@ -16,13 +17,17 @@ const HELP = `Usage: npm run users -- <command> [options]
 
 Commands:
   add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
+  role <name> <role>
+                  give a user another role (${ROLE_CHOICES}); its password and lockouts stay as they are
   remove <name>   delete a user
   unlock <name>   lift a name's lockouts (a user's or not, from every address) at once: its failures are forgotten
-  list            list user names and their realm, then every name locked now, from how many addresses,
+  list            list user names, their realm and role, then every name locked now, from how many addresses,
                   and until when (a name that is nobody's is not stored: it shows as its ACCOUNT# key)
 
 Options:
   --realm <realm>      realm the user's digests are computed for (default: AUTH_REALM or "books")
+  --role <role>        with add: ${ROLE_CHOICES} (default ${DEFAULT_ROLE}); a reader reads books, an editor
+                       also creates and changes them, an admin also deletes them
   --aws                use the deployed auth table in AWS (credentials and region from the usual AWS settings)
   --table <name>       auth table name (default: AUTH_TABLE_NAME or "${DEFAULT_TABLE_NAMES.auth}"; required with --aws)
   --region <region>    AWS region with --aws
@@ -35,6 +40,8 @@ Environment:
 
 Examples:
   npm run users -- add alice
+  npm run users -- add reporting --role reader
+  npm run users -- role alice editor
   npm run users -- unlock alice
   printf '%s' "$PASSWORD" | npm run users -- add alice --aws --table BookLibrary-dev-AuthTable...
 `;
@@ -74,6 +81,15 @@ const printLocked = (listings: FailureListing[], policy: LockoutPolicy, now = Da
   }
 };
 
+const roleNamed = (text: string): Role => {
+  try {
+    return parseRole(text);
+  } catch (error) {
+    if (error instanceof UnknownRoleError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+};
+
 const main = async () => {
   const parsed = parseCommandLine({
     command: COMMAND,
@@ -81,6 +97,7 @@ const main = async () => {
     allowPositionals: true,
     options: {
       realm: { type: 'string' },
+      role: { type: 'string' },
       aws: { type: 'boolean', default: false },
       table: { type: 'string' },
       region: { type: 'string' },
@@ -90,11 +107,16 @@ const main = async () => {
   if (!parsed) return;
   const { values, positionals } = parsed;
   const [command, name, ...extra] = positionals;
-  if (!command) throw new UsageError('a command is needed: add, remove, unlock or list');
-  if (!['add', 'remove', 'unlock', 'list'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!command) throw new UsageError('a command is needed: add, role, remove, unlock or list');
+  if (!['add', 'role', 'remove', 'unlock', 'list'].includes(command))
+    throw new UsageError(`unknown command "${command}"`);
   const takesName = command !== 'list';
   if (takesName && !name) throw new UsageError(`"${command}" needs a user name`);
-  if (extra.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
+  const [newRole, ...more] = command === 'role' ? extra : [undefined, ...extra];
+  if (command === 'role' && !newRole) throw new UsageError(`"role" needs a user name and a role (${ROLE_CHOICES})`);
+  if (more.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${more[0] ?? name}"`);
+  if (values.role !== undefined && command !== 'add') throw new UsageError('--role goes with add only');
+  const role = roleNamed(newRole ?? values.role ?? DEFAULT_ROLE);
   if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
   const realm = values.realm ?? readSetting('realm');
@@ -114,8 +136,12 @@ const main = async () => {
     if (command === 'add') {
       const password = await readPassword();
       if (!password) throw new UsageError('the password must not be empty');
-      await users.put(userRecord(name as string, password, realm));
-      console.log(`User "${name}" saved for realm "${realm}".`);
+      await users.put({ ...userRecord(name as string, password, realm), role });
+      console.log(`User "${name}" saved for realm "${realm}", role ${role}.`);
+    } else if (command === 'role') {
+      const changed = await users.setRole(name as string, role);
+      console.log(changed ? `User "${name}" now has the role ${role}.` : `No user "${name}".`);
+      if (!changed) process.exitCode = 1;
     } else if (command === 'remove') {
       const removed = await users.delete(name as string);
       console.log(removed ? `User "${name}" removed.` : `No user "${name}".`);
@@ -128,7 +154,7 @@ const main = async () => {
     } else {
       const all = await users.list();
       if (all.length === 0) console.log('No users.');
-      for (const user of all) console.log(`${user.username}\t${user.realm}`);
+      for (const user of all) console.log(`${user.username}\t${user.realm}\t${user.role ?? DEFAULT_ROLE}`);
       printLocked(await users.listFailures(), lockoutPolicy());
     }
   } finally {

@@ -1,8 +1,9 @@
 import { runTool, UsageError } from './cli';
 import { escapeControl } from './terminal-text';
 import { CHECKS } from './verify-deployment/checks';
+import { ROLE_CHECKS } from './verify-deployment/checks/roles';
 import { CLEANUP_NAME, cleanUp } from './verify-deployment/cleanup';
-import { COMMAND, parseOptions, readVerifyPassword, USAGE } from './verify-deployment/cli';
+import { COMMAND, parseOptions, readReaderPassword, readVerifyPassword, USAGE } from './verify-deployment/cli';
 import { httpClient } from './verify-deployment/http';
 import { preflight } from './verify-deployment/preflight';
 import { formatSummary, print, progress } from './verify-deployment/report';
@@ -22,6 +23,7 @@ runTool(
     const options = parseOptions(process.argv.slice(2));
     if (!options) return;
     const credentials = { username: options.username, password: await readVerifyPassword(options.username) };
+    const reader = options.reader && { username: options.reader, password: await readReaderPassword(options.reader) };
 
     const interruption = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
@@ -44,7 +46,7 @@ runTool(
     let interrupted = false;
     try {
       const run = await runChecks(
-        CHECKS,
+        reader ? [...CHECKS, ...ROLE_CHECKS] : CHECKS,
         {
           baseUrl: options.baseUrl,
           http,
@@ -52,6 +54,7 @@ runTool(
           books,
           seenNonces: new Set(),
           ...(options.origin && { origin: options.origin }),
+          ...(reader && { reader }),
         },
         {
           skipGatewayResponses: options.skipGatewayResponses,

@@ -46,7 +46,9 @@ const corsOriginOf = (event: APIGatewayRequestAuthorizerEvent): { corsOrigin?: s
 };
 
 /**
- * REQUEST authorizer. Missing or bad credentials give a Deny whose context carries the challenge
+ * REQUEST authorizer. It decides who the user is, never what the user may do: its Allow names the
+ * whole API and its context the user's role, which the route's function checks (a 403 with the
+ * contract's body, where a Deny could only become the gateway's 401). Missing or bad credentials give a Deny whose context carries the challenge
  * (the gateway's ACCESS_DENIED response turns it into 401 + WWW-Authenticate); it never throws for
  * them. A failure of its own (DynamoDB down) is thrown and becomes the gateway's 500.
  */
@@ -74,6 +76,7 @@ export const handler = async (
       context: {
         user: result.username,
         scheme: result.scheme,
+        role: result.role,
         ...(result.authenticationInfo && { authenticationInfo: result.authenticationInfo }),
       },
     };

@@ -1,3 +1,5 @@
+import type { Role } from '../auth/roles';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Swagger UI's browser bundle and styles, served by the API itself (no CDN) at /api/docs/<file name>. */
@@ -19,6 +21,11 @@ export interface RouteDefinition {
   readonly entry: `functions/${string}.ts`;
   /** Guarded by the authorizer (the two reads only when `publicReads` is off). */
   readonly protected: boolean;
+  /**
+   * The role an authenticated user needs (protected routes): a user whose role is short gets 403
+   * from the route's function (shared/http/required-role.ts), after the authorizer let it through.
+   */
+  readonly role?: Role;
   /**
    * What the function does to the books table, for least-privilege grants: `list` reads, and
    * writes only the list's remembered verdict on the id-blocks item.
@@ -53,6 +60,7 @@ export const ROUTES = [
     path: '/api/books',
     entry: 'functions/books/list.ts',
     protected: true,
+    role: 'reader',
     access: 'list',
     streaming: true,
     bufferedEntry: 'functions/books/list-buffered.ts',
@@ -64,6 +72,7 @@ export const ROUTES = [
     path: '/api/books',
     entry: 'functions/books/create.ts',
     protected: true,
+    role: 'editor',
     access: 'write',
   },
   {
@@ -72,6 +81,7 @@ export const ROUTES = [
     path: '/api/books/{id}',
     entry: 'functions/books/get.ts',
     protected: true,
+    role: 'reader',
     access: 'read',
   },
   {
@@ -80,6 +90,7 @@ export const ROUTES = [
     path: '/api/books/{id}',
     entry: 'functions/books/replace.ts',
     protected: true,
+    role: 'editor',
     access: 'write',
   },
   {
@@ -88,6 +99,7 @@ export const ROUTES = [
     path: '/api/books/{id}',
     entry: 'functions/books/patch.ts',
     protected: true,
+    role: 'editor',
     access: 'write',
   },
   {
@@ -96,6 +108,7 @@ export const ROUTES = [
     path: '/api/books/{id}',
     entry: 'functions/books/delete.ts',
     protected: true,
+    role: 'admin',
     access: 'write',
   },
   {
@@ -181,6 +194,15 @@ export const allowedMethods = (path: string): readonly (HttpMethod | GatewayMeth
 
 /** The `Allow` field's value for a resource path. */
 export const allowHeader = (path: string): string => allowedMethods(path).join(', ');
+
+/**
+ * The route a function answers for a request, by the gateway's resource and method (HEAD runs its
+ * GET route's function): undefined for a method and resource of no route.
+ */
+export const routeFor = (method: string | undefined, resource: string | undefined): RouteDefinition | undefined => {
+  const routed = method === 'HEAD' ? 'GET' : method;
+  return ROUTES.find((route) => route.method === routed && route.path === resource);
+};
 
 /** Whether a route needs credentials, given the deployment's `publicReads` option. */
 export const requiresAuth = (route: RouteDefinition, publicReads: boolean): boolean =>

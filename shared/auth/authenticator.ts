@@ -14,6 +14,7 @@ import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './lockout';
 import type { NonceClaims, NonceCodec } from './nonce';
 import type { AccountStore, NonceLedger } from './ports';
 import { uriMatchesRequest } from './request-target';
+import { DEFAULT_ROLE } from './roles';
 import type { Account, AuthDenial, AuthRequest, AuthResult, StoredUser } from './types';
 
 export interface AuthenticatorOptions {
@@ -115,7 +116,7 @@ export class Authenticator {
     const matches = constantTimeEqual(given, stored.ha1['SHA-256']);
     if (!matches || stored === NOBODY) return this.failed(username, account, address);
     if (!(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
-    return { ok: true, username, scheme: 'basic' };
+    return { ok: true, username, scheme: 'basic', role: stored.role ?? DEFAULT_ROLE };
   }
 
   private async digest(params: ReadonlyMap<string, string>, request: AuthRequest): Promise<AuthResult> {
@@ -180,6 +181,7 @@ export class Authenticator {
       ok: true,
       username,
       scheme: 'digest',
+      role: stored.role ?? DEFAULT_ROLE,
       authenticationInfo: this.authenticationInfo(algorithm, secret, uri, nonce, qopParams),
     };
   }

@@ -1,4 +1,5 @@
 import type { Run } from './account-failures';
+import type { Role } from './roles';
 import type { Account, StoredUser } from './types';
 
 /*
@@ -10,6 +11,8 @@ import type { Account, StoredUser } from './types';
 export interface UserStore {
   get(username: string): Promise<StoredUser | undefined>;
   put(user: StoredUser): Promise<void>;
+  /** Gives an existing user another role; false when there was no such user. */
+  setRole(username: string, role: Role): Promise<boolean>;
   /** false when there was no such user. */
   delete(username: string): Promise<boolean>;
   list(): Promise<StoredUser[]>;

@@ -1,11 +1,14 @@
 import type { AccountFailures } from './account-failures';
 import type { DigestAlgorithm } from './digest';
+import type { Role } from './roles';
 
 /** A user as stored: HA1 per Digest algorithm for one realm, never the password. */
 export interface StoredUser {
   username: string;
   realm: string;
   ha1: Record<DigestAlgorithm, string>;
+  /** What the user may do; none stored is DEFAULT_ROLE. */
+  role?: Role;
 }
 
 /** What one read of an account name finds: its user, if one is stored, and its failure record, if any. */
@@ -51,6 +54,8 @@ export type AuthResult =
       ok: true;
       username: string;
       scheme: 'basic' | 'digest';
+      /** The user's role, DEFAULT_ROLE for a user stored without one. */
+      role: Role;
       /** For Digest: the `Authentication-Info` value (next nonce, server proof) the response carries. */
       authenticationInfo?: string;
     }

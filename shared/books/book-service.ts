@@ -24,10 +24,10 @@ export class BookService {
    * With a key, a repeat of the same request (same book fields) returns the book the first one
    * created, as it was created; the same key with other fields is IdempotencyKeyReusedError.
    */
-  create(input: BookInput, key?: CreateKey): Promise<VersionedBook> {
+  create(input: BookInput, key?: CreateKey, by?: string): Promise<VersionedBook> {
     const now = this.now();
     const book = { ...pickInput(input), createdAt: now, updatedAt: now };
-    return this.store.create(book, key && { ...key, fingerprint: requestFingerprint(input) });
+    return this.store.create(book, key && { ...key, fingerprint: requestFingerprint(input) }, by);
   }
 
   async get(id: number): Promise<VersionedBook> {
@@ -76,13 +76,15 @@ export class BookService {
   }
 
   /** The whole record is replaced; the id comes from the path and createdAt is kept; only when the stored version meets `condition`. */
-  replace(id: number, input: BookInput, condition?: VersionCondition): Promise<VersionedBook> {
-    return this.store.update(id, { ...pickInput(input), updatedAt: this.now() }, condition);
+  replace(id: number, input: BookInput, condition?: VersionCondition, by?: string): Promise<VersionedBook> {
+    return this.store.update(id, { ...pickInput(input), updatedAt: this.now(), ...writer(by) }, condition);
   }
 
   /** Only supplied fields change; `{}` changes nothing, updatedAt included (`condition` still applies). */
-  async patch(id: number, patch: BookPatch, condition?: VersionCondition): Promise<VersionedBook> {
-    if (Object.keys(patch).length > 0) return this.store.update(id, { ...patch, updatedAt: this.now() }, condition);
+  async patch(id: number, patch: BookPatch, condition?: VersionCondition, by?: string): Promise<VersionedBook> {
+    if (Object.keys(patch).length > 0) {
+      return this.store.update(id, { ...patch, updatedAt: this.now(), ...writer(by) }, condition);
+    }
     const found = await this.get(id);
     const failed = failedPrecondition(found.version, condition);
     if (failed) throw new PreconditionFailedError(id, found.version, failed);
@@ -97,6 +99,9 @@ export class BookService {
     return this.clock().toISOString();
   }
 }
+
+/** `by`, the user a write is made for, as a change records it. */
+const writer = (by: string | undefined) => (by === undefined ? {} : { updatedBy: by });
 
 /** Every client field the schema knows, an omitted optional one as `undefined` (which a replace removes). */
 const pickInput = (input: BookInput): BookInput =>

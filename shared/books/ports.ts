@@ -10,10 +10,14 @@ export interface ListOptions {
 }
 
 /**
- * What a PUT or PATCH changes: the supplied client fields, and the new updatedAt. A field present
- * with the value `undefined` is removed (a PUT that omits an optional field); an absent one is kept.
+ * What a PUT or PATCH changes: the supplied client fields, the new updatedAt, and who asked for it
+ * (kept on the stored record, never part of the Book). A field present with the value `undefined`
+ * is removed (a PUT that omits an optional field); an absent one is kept.
  */
-export type BookChange = { [K in keyof BookPatch]?: BookPatch[K] | undefined } & { updatedAt: string };
+export type BookChange = { [K in keyof BookPatch]?: BookPatch[K] | undefined } & {
+  updatedAt: string;
+  updatedBy?: string;
+};
 
 /**
  * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness
@@ -28,8 +32,9 @@ export interface BookStore {
    * is taken. With an idempotency key the key's record is stored with the book, atomically: a key
    * already used with the same fingerprint (and not expired) returns the book that request created,
    * as it was created, and stores nothing; with another fingerprint, IdempotencyKeyReusedError.
+   * `createdBy`, the user who asked, is kept on the stored record as its creator and last changer.
    */
-  create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook>;
+  create(book: NewBook, idempotency?: IdempotentRequest, createdBy?: string): Promise<VersionedBook>;
   /** A strongly consistent read; undefined when the book does not exist. */
   get(id: number): Promise<VersionedBook | undefined>;
   /**

@@ -1,3 +1,4 @@
+import type { Role } from '../auth/roles';
 import { MAX_PAGE_LIMIT } from '../books/limits';
 
 /**
@@ -46,5 +47,19 @@ export class PreconditionRequiredError extends HttpError {
   readonly statusCode = 428;
   constructor() {
     super('This request must be conditional: send If-Match with the ETag of the book as last read (or *)');
+  }
+}
+
+/**
+ * The user is authenticated, but its role is short of the one the route needs (shared/api/routes.ts).
+ * 403, not 401: other credentials are not asked for, so no challenge goes with it.
+ */
+export class ForbiddenError extends HttpError {
+  override readonly name = 'ForbiddenError';
+  readonly statusCode = 403;
+  constructor(needed: Role) {
+    super(
+      `This request needs the ${needed} role${needed === 'admin' ? '' : ' or a higher one'}; your role does not allow it`,
+    );
   }
 }

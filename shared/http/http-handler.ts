@@ -7,6 +7,7 @@ import { logger } from '../observability/logger';
 import { accessLog } from './access-log';
 import { authenticationInfo } from './authentication-info';
 import { errorResponses } from './error-responses';
+import { requiredRole } from './required-role';
 import { responseHeaders } from './response-headers';
 import type { HttpEvent, HttpResponse, StreamedHttpResponse } from './types';
 
@@ -48,7 +49,9 @@ export const httpHandler = (
     .use(authenticationInfo())
     .use(responseHeaders())
     .use(httpHeaderNormalizer())
-    .use(httpEventNormalizer());
+    .use(httpEventNormalizer())
+    // Before the route's own middlewares: a user without the role learns nothing about its body.
+    .use(requiredRole());
   for (const middleware of options.use ?? []) stack.use(middleware);
   // The middlewares read only the status and headers, which a streamed response has as any other.
   return stack.use(errorResponses()).handler(handle as (event: HttpEvent, context: Context) => Promise<HttpResponse>);

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { ROUTES, type Route, requiresAuth } from '../api/routes';
+import { ROUTES, type Route, type RouteDefinition, requiresAuth } from '../api/routes';
 import { BookIdSchema, BookQuerySchema } from '../books/schemas';
 import { JSON_MEDIA_TYPE } from '../http/json-body';
 import { HEADER_PARAMETERS } from './headers';
@@ -39,9 +39,19 @@ const queryParameters = () => {
 const bodyContent = (schema: string, alsoAccept: readonly string[]) =>
   Object.fromEntries([JSON_MEDIA_TYPE, ...alsoAccept].map((type) => [type, { schema: ref(schema) }]));
 
+/** Every authenticated user holds at least this role: an operation needing it has no 403. */
+const LOWEST_ROLE = 'reader';
+
+/** What the operation's description says of its role (reader < editor < admin). */
+const roleNote = (role: string) =>
+  role === LOWEST_ROLE
+    ? '. Needs the role reader, which every role includes'
+    : `. Needs the role ${role}${role === 'admin' ? '' : ' or admin'}: a user with a lower role gets 403`;
+
 const operation = (route: Route, publicReads: boolean): Operation => {
   const spec = OPERATIONS[route.name];
   const guarded = requiresAuth(route, publicReads);
+  const role = guarded ? (route as RouteDefinition).role : undefined;
   const parameters = [
     ...pathParameters(route),
     ...(spec.query ? queryParameters() : []),
@@ -50,15 +60,17 @@ const operation = (route: Route, publicReads: boolean): Operation => {
   return {
     operationId: route.name.charAt(0).toLowerCase() + route.name.slice(1),
     summary: spec.summary,
-    description: spec.description,
+    description: role ? `${spec.description}${roleNote(role)}` : spec.description,
     tags: [spec.tag ?? 'books'],
     security: guarded ? [{ basic: [] }, { digest: [] }] : [],
+    ...(role && { 'x-required-role': role }),
     ...(parameters.length > 0 && { parameters }),
     ...(spec.body && { requestBody: { required: true, content: bodyContent(spec.body, spec.alsoAccept ?? []) } }),
     responses: {
       '400': response('MalformedHost'),
       ...spec.responses,
       ...(guarded && { '401': response('Unauthorized') }),
+      ...(role && role !== LOWEST_ROLE && { '403': response('Forbidden') }),
       '429': response('TooManyRequests'),
       '500': response('InternalError'),
     },

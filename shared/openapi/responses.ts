@@ -29,6 +29,11 @@ export const responses = () => ({
       },
     },
   },
+  Forbidden: {
+    description:
+      'The credentials are right, but the user’s role is short of the one this operation needs (`x-required-role`); no challenge, other credentials are not asked for',
+    content: jsonContent(errorBody(403)),
+  },
   PayloadTooLarge: {
     description: `Body larger than ${MAX_BODY_BYTES} bytes`,
     content: jsonContent(errorBodyOrGateway(errorBody(413), gatewayErrorBody(413, GATEWAY_BODY_TOO_LARGE_MESSAGE))),

@@ -7,6 +7,8 @@ export interface Operation {
   description?: string;
   tags: string[];
   security: Record<string, string[]>[];
+  /** The role a user needs (docs/security.md, "Roles"): reader, editor or admin. */
+  'x-required-role'?: string;
   parameters?: Record<string, unknown>[];
   requestBody?: Record<string, unknown>;
   responses: Record<string, Record<string, unknown>>;

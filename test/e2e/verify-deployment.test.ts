@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userRecord } from '../../admin/user-records';
 import { apiUrlFile } from '../../local/endpoint-file';
 import { DynamoAccountStore } from '../../shared/store/auth/dynamodb-account-store';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { CHECKS } from '../../tools/verify-deployment/checks';
+import { ROLE_CHECKS } from '../../tools/verify-deployment/checks/roles';
 import { type Fault, startBreakingProxy } from '../support/breaking-proxy';
 import { endlessBody, startHostileServer, TERMINAL_ATTACK } from '../support/hostile-server';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
@@ -79,6 +82,33 @@ describe('npm run verify:deployment', () => {
     expect(summaryOf(run)).toBe(`OK: ${CHECKS.length + 1} passed, 0 failed, 0 skipped`);
     expect(await listAll()).toEqual(othersBooks);
   }, 120_000);
+
+  it('with --reader checks that a reader reads (200) and cannot write (403), and fails where the user may write', async () => {
+    const users = new DynamoUserStore(api.tables.documentClient, api.tables.names.auth);
+    await users.put({ ...userRecord('rita', 'rita-pass', 'books'), role: 'reader' });
+    const [roleCheck] = ROLE_CHECKS.map((check) => check.name);
+    const withReader = (reader: string, password: string) =>
+      startTool('verify-deployment', [api.baseUrl, '--reader', reader], {
+        env: { VERIFY_PASSWORD: 'demo', VERIFY_READER_PASSWORD: password },
+      }).done;
+
+    const run = await withReader('rita', 'rita-pass');
+    expect(run.code, output(run)).toBe(0);
+    expect(run.stdout).toContain(`PASS  ${roleCheck}: rita: 200 on the read, 403 on the write`);
+    expect(summaryOf(run)).toBe(`OK: ${CHECKS.length + 2} passed, 0 failed, 0 skipped`);
+
+    // demo is an admin: its write is let in, which the check reports, and the book goes with the clean-up.
+    const admin = await withReader('demo', 'demo');
+    expect(admin.code).toBe(1);
+    expect(admin.stdout).toContain(`FAIL  ${roleCheck}: POST /api/books as the reader: expected 403, got 201`);
+    expect(await listAll()).toEqual(othersBooks);
+
+    const noPassword = await startTool('verify-deployment', [api.baseUrl, '--reader', 'rita'], {
+      env: { VERIFY_PASSWORD: 'demo', VERIFY_READER_PASSWORD: '' },
+    }).done;
+    expect(noPassword.code).toBe(2);
+    expect(noPassword.stderr).toContain('--reader needs VERIFY_READER_PASSWORD');
+  });
 
   it('with --skip-gateway-responses reports the checks that need them as SKIP, never as passed, and exits 0', async () => {
     expect(GATEWAY_CHECKS.map((check) => check.id)).toEqual([

@@ -102,6 +102,8 @@ beforeAll(async () => {
       DATA_DIR: join(work, 'data'),
       DYNAMODB_HOST: engine.bridgeAddress,
       DYNAMODB_PORT: String(dynamoPort),
+      LOCAL_USERS: 'demo:demo,rita:rita-pass',
+      LOCAL_ROLES: 'rita=reader',
     },
     90_000,
   );
@@ -414,6 +416,17 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
     expect(response.status).toBe(403);
     expect(response.headers.get('www-authenticate')).toBeNull();
     expect(await response.text()).toBe(SAM_NOT_AUTHORIZED);
+  });
+
+  it('refuses a reader’s write with the function’s 403 and the contract’s body, no challenge; its read passes', async () => {
+    const reader = `Basic ${Buffer.from('rita:rita-pass').toString('base64')}`;
+    expect((await call('GET', '/api/books', undefined, reader)).status).toBe(200);
+    const book = { title: 'Refused', author: 'Reader', isbn: '978-0000000001', publicationYear: 2001 };
+    const refused = await call('POST', '/api/books', book, reader);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBeNull();
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    expect(await refused.json()).toEqual({ timestamp: expect.any(String), status: 403, message: expect.any(String) });
   });
 
   it('answers 201 with Location as the absolute URL called plus the id, scheme, host and port included', async () => {

@@ -15,8 +15,9 @@ import { type ImportEdge, importsOf, PROJECT_ROOT, sourceFiles } from '../suppor
 const STORE = ['shared/store', 'shared/store/books', 'shared/store/auth'];
 
 const ALLOWED: Record<string, readonly string[]> = {
-  // The contract and the two domains import nothing of the project: they own their ports.
-  'shared/api': [],
+  // The two domains import nothing of the project: they own their ports. The contract names the
+  // role each route needs, a type of the auth domain.
+  'shared/api': ['shared/auth'],
   'shared/books': [],
   'shared/auth': [],
   // Configuration parses the Digest offer, the lockout policy and the list cap with the domains' own rules.
@@ -30,7 +31,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'shared/store/books': ['shared/books', 'shared/store'],
   'shared/store/auth': ['shared/auth', 'shared/store'],
   // The HTTP envelope maps the domain's named errors to statuses.
-  'shared/http': ['shared/api', 'shared/books', 'shared/observability', 'shared/config'],
+  // It refuses a user whose role is short (the auth domain's order of roles).
+  'shared/http': ['shared/api', 'shared/auth', 'shared/books', 'shared/observability', 'shared/config'],
   'shared/openapi': ['shared/api', 'shared/books', 'shared/http'],
   // The Lambda entry points and their composition roots build on shared/ and nothing else.
   functions: [

@@ -34,6 +34,12 @@ describe('the route table', () => {
     }
   });
 
+  it('names a role for every protected route and for no public one', () => {
+    for (const route of ROUTES as readonly RouteDefinition[]) {
+      expect(route.role !== undefined, route.name).toBe(route.protected);
+    }
+  });
+
   it('gives each route its own name, and each method and path one route', () => {
     expect(new Set(ROUTES.map((route) => route.name)).size).toBe(ROUTES.length);
     expect(new Set(ROUTES.map((route) => `${route.method} ${route.path}`)).size).toBe(ROUTES.length);

@@ -2,6 +2,7 @@ import { type AccountFailures, recordFor, withRecord } from '../../shared/auth/a
 import { sourceTag } from '../../shared/auth/client-address';
 import { DEFAULT_LOCKOUT_POLICY, type FailureRecord } from '../../shared/auth/lockout';
 import type { AccountStore, AttemptChange, NonceLedger, UserStore } from '../../shared/auth/ports';
+import type { Role } from '../../shared/auth/roles';
 import type { Account, StoredUser } from '../../shared/auth/types';
 
 /** The source of a request that carries no client address (what the unit tests send). */
@@ -44,6 +45,11 @@ export class MemoryUserStore implements UserStore, AccountStore {
   async put(user: StoredUser) {
     this.users.set(user.username, user);
     this.stored.delete(user.username);
+  }
+  async setRole(username: string, role: Role) {
+    const user = this.users.get(username);
+    if (user) this.users.set(username, { ...user, role });
+    return user !== undefined;
   }
   async delete(username: string) {
     return this.users.delete(username);

@@ -80,9 +80,11 @@ describe('the authenticator', () => {
     return `Digest ${text}${options.extra ?? ''}`;
   };
 
+  let users: MemoryUserStore;
+
   beforeEach(async () => {
     now = 1_800_000_000;
-    const users = new MemoryUserStore();
+    users = new MemoryUserStore();
     await users.put(userRecord('alice', 'pa:ss', REALM));
     auth = new Authenticator(users, new MemoryNonceLedger(), new NonceCodec(Buffer.from('secret'), 300, () => now), {
       realm: REALM,
@@ -164,8 +166,18 @@ describe('the authenticator', () => {
       ok: true,
       username: 'alice',
       scheme: 'basic',
+      role: 'admin', // stored without a role
     });
   });
+
+  it.each(['reader', 'editor', 'admin'] as const)(
+    'passes the stored role %s on, with Basic and Digest',
+    async (role) => {
+      await users.setRole('alice', role);
+      expect(await auth.authenticate(request(basic('alice:pa:ss')))).toMatchObject({ ok: true, role });
+      expect(await auth.authenticate(request(digest()))).toMatchObject({ ok: true, scheme: 'digest', role });
+    },
+  );
 
   it.each<[string, () => string, string]>([
     ['without a response', () => digest({ omit: 'response' }), 'incomplete Digest credentials'],

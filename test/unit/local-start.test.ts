@@ -19,7 +19,7 @@ describe('npm start, step by step', () => {
       tables: { books: 'books', auth: 'auth' },
       realm: 'books',
       publicReads: false,
-      users: [{ username: 'demo', password: 'demo' }],
+      users: [{ username: 'demo', password: 'demo', role: 'admin' }],
     });
     expect(options?.nonceSecret).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     expect(options?.functionEnvironment).toEqual({
@@ -54,6 +54,7 @@ describe('npm start, step by step', () => {
       DIGEST_ALGORITHM: 'SHA-256',
       BASIC_CHALLENGE: 'none',
       LOCAL_USERS: 'ann:x:y,bob:z',
+      LOCAL_ROLES: 'ann=reader',
       AUTH_FAILURE_LIMIT: '20',
       AUTH_LOCKOUT_AFTER: '3',
       AUTH_LOCKOUT_SECONDS: '30',
@@ -72,8 +73,8 @@ describe('npm start, step by step', () => {
       publicReads: true,
       nonceSecret: 'k',
       users: [
-        { username: 'ann', password: 'x:y' },
-        { username: 'bob', password: 'z' },
+        { username: 'ann', password: 'x:y', role: 'reader' },
+        { username: 'bob', password: 'z', role: 'admin' },
       ],
       functionEnvironment: {
         BOOKS_TABLE_NAME: 'b',
@@ -112,6 +113,14 @@ describe('npm start, step by step', () => {
     [{ REQUIRE_IF_MATCH: 'yes' }, 'REQUIRE_IF_MATCH "yes" is not valid'],
     [{ LOCAL_USERS: 'demo:' }, 'LOCAL_USERS entry for "demo" has an empty password'],
     [{ LOCAL_USERS: 'demo:demo;ann:x' }, 'separate pairs with commas'],
+    [
+      { LOCAL_ROLES: 'demo=owner' },
+      'LOCAL_ROLES entry for "demo": unknown role "owner": a role is reader, editor or admin',
+    ],
+    [{ LOCAL_ROLES: 'ann=reader' }, 'LOCAL_ROLES entry "ann=reader" is not name=role for a user of LOCAL_USERS'],
+    [{ LOCAL_ROLES: 'demo:reader' }, 'LOCAL_ROLES entry "demo:reader" is not name=role'],
+    [{ LOCAL_ROLES: 'demo=reader,demo=admin' }, 'LOCAL_ROLES names "demo" twice'],
+    [{ LOCAL_ROLES: 'demo=Reader' }, 'unknown role "Reader"'],
     [{ AUTH_REALM: 'my "books"' }, 'AUTH_REALM "my "books"" is not valid: expected printable ASCII without quotes'],
     [
       { AUTH_REALM: 'r'.repeat(65) },
@@ -122,12 +131,29 @@ describe('npm start, step by step', () => {
     expect(() => parseLocalOptions([], env)).toThrow(message);
   });
 
-  it('reports where it listens, the realm, the users by name and who may read', () => {
-    const options = parseLocalOptions([], { LOCAL_USERS: 'demo:demo,ann:secret', PORT: '3001' });
+  it('gives each user of LOCAL_ROLES its role, the others admin, whatever the spaces', () => {
+    const options = parseLocalOptions([], {
+      LOCAL_USERS: 'a:1,b:2,c:3,d:4',
+      LOCAL_ROLES: ' a=reader , b=editor,c=admin,',
+    });
+    expect(options?.users.map(({ username, role }) => `${username}=${role}`)).toEqual([
+      'a=reader',
+      'b=editor',
+      'c=admin',
+      'd=admin',
+    ]);
+  });
+
+  it('reports where it listens, the realm, the users by name with their roles and who may read', () => {
+    const options = parseLocalOptions([], {
+      LOCAL_USERS: 'demo:demo,ann:secret',
+      LOCAL_ROLES: 'ann=editor',
+      PORT: '3001',
+    });
     expect(options && readyReport(options)).toEqual([
       'Book Library API listening on http://127.0.0.1:3001/api/books',
       'API reference: http://127.0.0.1:3001/api/docs',
-      'Realm "books", users: demo:demo, ann',
+      'Realm "books", users: demo:demo (admin), ann (editor)',
       'Every /api/books route needs credentials (Basic or Digest).',
     ]);
     const open = parseLocalOptions([], { PUBLIC_READS: 'true', LOCAL_USERS: '' });

@@ -76,13 +76,43 @@ describe('OpenAPI document and route table', () => {
     }
   });
 
+  it('names the role of every guarded operation, and 403 on each that needs more than reader', () => {
+    for (const publicReads of [false, true]) {
+      const document = buildOpenApiDocument({ publicReads });
+      const roles: Record<string, [string, unknown]> = {};
+      for (const route of ROUTES) {
+        const op = document.paths[route.path]?.[route.method.toLowerCase()] as Operation;
+        const role = op['x-required-role'];
+        if (role !== undefined) roles[`${route.method} ${route.path}`] = [role, op.responses['403']?.$ref];
+      }
+      const forbidden = '#/components/responses/Forbidden';
+      expect(roles).toEqual({
+        ...(!publicReads && {
+          'GET /api/books': ['reader', undefined],
+          'GET /api/books/{id}': ['reader', undefined],
+        }),
+        'POST /api/books': ['editor', forbidden],
+        'PUT /api/books/{id}': ['editor', forbidden],
+        'PATCH /api/books/{id}': ['editor', forbidden],
+        'DELETE /api/books/{id}': ['admin', forbidden],
+      });
+      expect(document.paths['/api/books/{id}']?.delete?.description).toContain('Needs the role admin');
+    }
+    const forbidden = (doc.components as { responses: Record<string, { content: object }> }).responses.Forbidden;
+    expect(forbidden?.content).toMatchObject({
+      'application/json': {
+        schema: { required: ['timestamp', 'status', 'message'], properties: { status: { const: 403 } } },
+      },
+    });
+  });
+
   it('documents the 401 challenge header and every error body of the contract', () => {
     const responses = (doc.components as { responses: Record<string, { headers?: object; content?: object }> })
       .responses;
     expect(responses.Unauthorized?.headers).toHaveProperty('WWW-Authenticate');
     const get = (path: string, method: string) => doc.paths[path]?.[method] as Operation;
     expect(Object.keys(get('/api/books', 'post').responses).sort()).toEqual(
-      ['201', '400', '401', '409', '413', '415', '422', '429', '500', '503'].sort(),
+      ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'].sort(),
     );
     for (const method of ['put', 'patch', 'delete']) {
       expect(get('/api/books/{id}', method).responses, method).toMatchObject({

@@ -7,9 +7,10 @@ import type { VerifyOptions } from './types';
 export const COMMAND = 'npm run verify:deployment --';
 export const DEFAULT_USER = 'demo';
 export const PASSWORD_VARIABLE = 'VERIFY_PASSWORD';
+export const READER_PASSWORD_VARIABLE = 'VERIFY_READER_PASSWORD';
 
 export const USAGE =
-  'Usage: npm run verify:deployment -- [<base URL>] [--user <name>] [--origin <origin>] [--skip-gateway-responses] [--allow-insecure-http]';
+  'Usage: npm run verify:deployment -- [<base URL>] [--user <name>] [--reader <name>] [--origin <origin>] [--skip-gateway-responses] [--allow-insecure-http]';
 
 export const HELP = `${USAGE}
 
@@ -27,6 +28,9 @@ Options:
   --user <name>               the user to sign in as (default ${DEFAULT_USER}); the password comes from
                               ${PASSWORD_VARIABLE}, else from stdin when it is piped, else from a prompt
                               that does not echo. Never from the command line.
+  --reader <name>             also check roles as this user, who has the reader role: a read gets 200
+                              and a write 403. Its password comes from ${READER_PASSWORD_VARIABLE}, else
+                              from a prompt that does not echo
   --origin <origin>           a browser origin the deployment lets in (its corsAllowedOrigins, e.g.
                               https://app.example.com): the preflight check expects its CORS grant.
                               Without it, only that an unlisted origin gets none is checked
@@ -87,6 +91,7 @@ export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.en
     args,
     options: {
       user: { type: 'string' },
+      reader: { type: 'string' },
       origin: { type: 'string' },
       'skip-gateway-responses': { type: 'boolean', default: false },
       [ALLOW_INSECURE_HTTP]: { type: 'boolean', default: false },
@@ -98,6 +103,8 @@ export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.en
   const found = given === undefined ? findLocalApi(env) : undefined;
   const username = parsed.values.user ?? DEFAULT_USER;
   if (username === '') throw new UsageError('--user needs a name');
+  const reader = parsed.values.reader;
+  if (reader === '') throw new UsageError('--reader needs a name');
   const origin = parsed.values.origin;
   if (origin !== undefined && !isOrigin(origin))
     throw new UsageError(
@@ -109,7 +116,16 @@ export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.en
     skipGatewayResponses: parsed.values['skip-gateway-responses'] ?? false,
     ...(found && { unreachableHint: found.unreachableHint }),
     ...(origin !== undefined && { origin }),
+    ...(reader !== undefined && { reader }),
   };
+};
+
+/** The reader's password: its variable, else a prompt (stdin, when piped, carries the main user's). */
+export const readReaderPassword = async (username: string): Promise<string> => {
+  const fromEnvironment = process.env[READER_PASSWORD_VARIABLE];
+  if (fromEnvironment) return fromEnvironment;
+  if (process.stdin.isTTY) return promptHidden(`Password for ${username} (the reader): `);
+  throw new UsageError(`--reader needs ${READER_PASSWORD_VARIABLE}, or a terminal to ask for the password`);
 };
 
 /** The password: the environment variable, else piped stdin, else a prompt that does not echo. */

@@ -12,6 +12,8 @@ export interface VerifyOptions {
   unreachableHint?: string;
   /** A browser origin the deployment lists for CORS: the preflight check expects its grant. */
   origin?: string;
+  /** A user with the reader role: its read must pass and its write get 403. */
+  reader?: string;
 }
 
 export interface HttpResponse {
@@ -51,6 +53,8 @@ export interface CheckContext {
   seenNonces: Set<string>;
   /** The CORS origin the operator named (`--origin`), if any. */
   origin?: string;
+  /** The reader the operator named (`--reader`), if any. */
+  reader?: Credentials;
 }
 
 /**

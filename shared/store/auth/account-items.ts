@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AccountFailures, Run } from '../../auth/account-failures';
+import { isRole, type Role } from '../../auth/roles';
 import type { Account, StoredUser } from '../../auth/types';
 
 /**
@@ -29,6 +30,8 @@ export interface AccountItem {
   realm?: string;
   ha1Md5?: string;
   ha1Sha256?: string;
+  /** The user's role; none is DEFAULT_ROLE (shared/auth/roles.ts). */
+  role?: string;
   /** Runs by client source tag: [consecutive failures, epoch ms of the last]. */
   failRuns?: Record<string, [number, number]>;
   /** The strangers' bucket (docs/security.md, "Online guessing"). */
@@ -67,16 +70,25 @@ export const decoyAttributes = () => ({
 /** The decoy attributes' names, each written with its first failure record only (`if_not_exists`). */
 export const DECOYS = ['decoyName', 'decoyRealm', 'decoyHa1Md5', 'decoyHa1Sha256'] as const;
 
-export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>>;
+export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>> &
+  Pick<AccountItem, 'role'>;
+
+/** A stored role that names none of the roles (written by hand) grants the least, never the default. */
+const storedRole = (role: string | undefined): Role | undefined =>
+  role === undefined ? undefined : isRole(role) ? role : 'reader';
 
 export const isUserItem = (item: AccountItem | undefined): item is UserItem & AccountItem =>
   typeof item?.ha1Sha256 === 'string' && typeof item.username === 'string';
 
-export const toUser = (item: UserItem): StoredUser => ({
-  username: item.username,
-  realm: item.realm,
-  ha1: { MD5: item.ha1Md5, 'SHA-256': item.ha1Sha256 },
-});
+export const toUser = (item: UserItem): StoredUser => {
+  const role = storedRole(item.role);
+  return {
+    username: item.username,
+    realm: item.realm,
+    ha1: { MD5: item.ha1Md5, 'SHA-256': item.ha1Sha256 },
+    ...(role && { role }),
+  };
+};
 
 export const toUserItem = (user: StoredUser): UserItem => ({
   ...accountKey(user.username),
@@ -84,6 +96,7 @@ export const toUserItem = (user: StoredUser): UserItem => ({
   realm: user.realm,
   ha1Md5: user.ha1.MD5,
   ha1Sha256: user.ha1['SHA-256'],
+  ...(user.role && { role: user.role }),
 });
 
 export const toFailures = (item: AccountItem | undefined): AccountFailures | undefined =>

@@ -1,5 +1,6 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserStore } from '../../auth/ports';
+import type { Role } from '../../auth/roles';
 import type { StoredUser } from '../../auth/types';
 import { isConditionalCheckFailure } from '../errors';
 import { accountKey, toUser, toUserItem, type UserItem } from './account-items';
@@ -18,6 +19,26 @@ export class DynamoUserStore extends DynamoAccountStore implements UserStore {
   /** Creates or replaces the user; a failure record the name had goes with the old item (every lockout ends). */
   async put(user: StoredUser) {
     await this.client.send(new PutCommand({ TableName: this.tableName, Item: toUserItem(user) }));
+  }
+
+  /** Gives an existing user another role, its password and failure record kept; false when there is no such user. */
+  async setRole(username: string, role: Role): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: accountKey(username),
+          UpdateExpression: 'SET #role = :role',
+          ConditionExpression: 'attribute_exists(ha1Sha256)',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':role': role },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
   }
 
   async delete(username: string) {

@@ -108,6 +108,9 @@ export interface BookItem extends Book {
   version: number;
   idempotencyRecord?: string;
   idempotencyExpiresAt?: number;
+  /** The users who created the book and who last changed it (not part of the Book clients see). */
+  createdBy?: string;
+  updatedBy?: string;
 }
 
 /**
@@ -153,6 +156,7 @@ export const changedAttributes = (id: number, change: BookChange): Record<string
     });
   }
   attributes.updatedAt = change.updatedAt;
+  if (change.updatedBy !== undefined) attributes.updatedBy = change.updatedBy;
   return attributes;
 };
 

@@ -38,11 +38,12 @@ export class BookTransactions {
    * One transaction: the book, its ISBN claim and, with a key, the key's record. A key already held
    * comes back in the cancellation itself, so a repeat reads the first outcome without another call.
    */
-  async create(id: number, book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
+  async create(id: number, book: NewBook, idempotency?: IdempotentRequest, createdBy?: string): Promise<VersionedBook> {
     const now = this.context.nowSeconds();
     const record = idempotency && idempotencyRecord(idempotency, { ...book, id }, now);
     const item: BookItem = {
       ...toBookItem({ ...book, id }, 1),
+      ...(createdBy !== undefined && { createdBy, updatedBy: createdBy }),
       ...(record && { idempotencyRecord: record.pk, idempotencyExpiresAt: record.expiresAt }),
     };
     const writes: NamedWrite<'book' | 'claim' | 'keyRecord'>[] = [

@@ -55,11 +55,11 @@ export class DynamoBookStore implements BookStore {
    * returns the first request's book; a duplicate ISBN; a reused key; a race lost to the end), so
    * ids are consumed only by books that exist. A create whose outcome is unknown keeps its id.
    */
-  async create(book: NewBook, idempotency?: IdempotentRequest): Promise<VersionedBook> {
+  async create(book: NewBook, idempotency?: IdempotentRequest, createdBy?: string): Promise<VersionedBook> {
     await this.ready(true);
     const id = await this.ids.allocate();
     try {
-      const created = await this.transactions.create(id, book, idempotency);
+      const created = await this.transactions.create(id, book, idempotency, createdBy);
       if (created.book.id !== id) this.ids.release(id);
       return created;
     } catch (error) {

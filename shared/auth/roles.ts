@@ -1,0 +1,31 @@
+/**
+ * What an authenticated user may do: a reader reads books, an editor also creates and changes them,
+ * an admin also deletes them. Each role holds every right of the roles before it in ROLES.
+ */
+export const ROLES = ['reader', 'editor', 'admin'] as const;
+
+export type Role = (typeof ROLES)[number];
+
+/** The role of a user stored without one: every user had every right before roles existed. */
+export const DEFAULT_ROLE: Role = 'admin';
+
+/** The roles as a tool or a setting's message names them. */
+export const ROLE_CHOICES = 'reader, editor or admin';
+
+export const isRole = (value: unknown): value is Role => ROLES.includes(value as Role);
+
+/** A role name that is none of ROLES; the message names the three. */
+export class UnknownRoleError extends Error {
+  override readonly name = 'UnknownRoleError';
+  constructor(readonly given: string) {
+    super(`unknown role "${given}": a role is ${ROLE_CHOICES}`);
+  }
+}
+
+export const parseRole = (text: string): Role => {
+  if (isRole(text)) return text;
+  throw new UnknownRoleError(text);
+};
+
+/** Whether a user holding `held` may do what needs `needed`. */
+export const grants = (held: Role, needed: Role): boolean => ROLES.indexOf(held) >= ROLES.indexOf(needed);
