@@ -174,7 +174,7 @@ export class BookLibraryStack extends Stack {
       ...links,
       booksTableName: this.tables.books.tableName,
       ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks ?? DEFAULTS.listMaxBooks }),
-      ...(route.access === 'write' && { requireIfMatch: props.requireIfMatch ?? false }),
+      ...(route.access !== 'read' && route.access !== 'list' && { requireIfMatch: props.requireIfMatch ?? false }),
     });
   }
 

@@ -2,10 +2,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BookService } from '../../shared/books/book-service';
 import { readSetting } from '../../shared/config';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
+import { runningFunction } from '../../shared/store/call-log';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
 let client: DynamoDBDocumentClient | undefined;
-let service: BookService | undefined;
+const services = new Map<string | undefined, BookService>();
 
 /**
  * The DynamoDB client of this container, built on first use from the environment. Exported as the
@@ -16,9 +17,18 @@ export const booksDocumentClient = (): DynamoDBDocumentClient => {
   return client;
 };
 
-/** The book functions' composition root: one service per container, built on first use from the environment. */
+/**
+ * The book functions' composition root: one service per container, built on first use from the
+ * environment. `npm start` runs every function in one process, so each keeps its own there, as
+ * each has its own containers on Lambda (and its own schema check, which its role must allow).
+ */
 export const bookService = (): BookService => {
-  service ??= new BookService(new DynamoBookStore(booksDocumentClient(), readSetting('booksTableName')));
+  const fn = runningFunction();
+  let service = services.get(fn);
+  if (!service) {
+    service = new BookService(new DynamoBookStore(booksDocumentClient(), readSetting('booksTableName')));
+    services.set(fn, service);
+  }
   return service;
 };
 

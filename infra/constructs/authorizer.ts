@@ -7,6 +7,7 @@ import type { BasicChallengePlacement } from '../../shared/auth/challenge';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
 import type { LockoutPolicy } from '../../shared/auth/lockout';
 import { DEFAULTS, toEnvironment } from '../../shared/config';
+import { AUTHORIZER_AUTH_TABLE_ACCESS } from '../../shared/store/table-access';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
 
 export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tracing' | 'samLocal' | 'architecture'> {
@@ -47,9 +48,7 @@ export class BasicDigestAuthorizer extends Construct {
         ...(props.corsAllowedOrigins.length > 0 && { corsAllowedOrigins: props.corsAllowedOrigins }),
       }),
     }).function;
-    // PutItem also creates the nonce HMAC key item on first use (see functions/authorizer/wiring.ts);
-    // UpdateItem writes failure records (shared/store/auth/dynamodb-account-store.ts).
-    props.authTable.grant(this.function, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    props.authTable.grant(this.function, ...AUTHORIZER_AUTH_TABLE_ACCESS.table);
     this.authorizer = new apigateway.RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.function,
       identitySources: [],

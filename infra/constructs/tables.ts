@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { BOOKS_TABLE_ACCESS, type BooksTableUse, type TableAccess } from '../../shared/store/table-access';
 import {
   AUTH_TABLE,
   BOOKS_TABLE,
@@ -11,19 +12,6 @@ import {
   type TableDefinition,
 } from '../../shared/store/tables';
 import { skipScanners } from './scanner-skips';
-
-/**
- * What the book store sends, as IAM actions: Get and Query for reads; Put, Update and Delete
- * (inside TransactWriteItems too, which IAM authorises per item action) for writes. A test checks
- * this list against the commands in shared/store.
- */
-export const BOOKS_TABLE_ACTIONS = {
-  read: ['dynamodb:GetItem', 'dynamodb:Query'],
-  list: ['dynamodb:GetItem', 'dynamodb:Query'],
-  write: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-} as const;
-
-export type BooksTableAccess = keyof typeof BOOKS_TABLE_ACTIONS;
 
 export interface ServiceTablesProps {
   /** Keep and protect the tables (and their data) when the stack is deleted. */
@@ -44,25 +32,35 @@ export class ServiceTables extends Construct {
     this.auth = this.table('AuthTable', AUTH_TABLE, props.retainData);
   }
 
-  /** Only the item actions the store uses, on the table and its named indexes (no `index/*`). */
-  grantBooks(fn: lambda.IFunction, access: BooksTableAccess) {
-    const resources = [
-      this.books.tableArn,
-      ...BOOKS_TABLE.indexes.map((index) => `${this.books.tableArn}/index/${index.indexName}`),
-    ];
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...BOOKS_TABLE_ACTIONS[access]], resources }));
-    if (access === 'list') fn.addToRolePolicy(this.listVerdictStatement());
-  }
-
   /**
-   * The list's remembered verdict (shared/store/books/list-verdict.ts) is written on the id-blocks
-   * item, and on nothing else: UpdateItem on the one partition key (IAM's dynamodb:LeadingKeys).
+   * Exactly the actions `use` sends (shared/store/table-access.ts): item actions on the table,
+   * Query on its named indexes (no `index/*`), and the id-blocks item's own by its partition key.
    */
-  private listVerdictStatement() {
-    return new iam.PolicyStatement({
-      actions: ['dynamodb:UpdateItem'],
-      resources: [this.books.tableArn],
-      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ID_BLOCKS_PARTITION] } },
+  grantBooks(fn: lambda.IFunction, use: BooksTableUse) {
+    const access: TableAccess = BOOKS_TABLE_ACCESS[use];
+    const table = this.books.tableArn;
+    const indexes = BOOKS_TABLE.indexes.map((index) => `${table}/index/${index.indexName}`);
+    const onIndexes = new Set(access.indexes ?? []);
+    const grant = (actions: readonly string[], resources: string[], conditions?: Record<string, unknown>) => {
+      if (actions.length === 0) return;
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: [...actions], resources, ...(conditions && { conditions }) }),
+      );
+    };
+    grant(
+      access.table.filter((action) => !onIndexes.has(action)),
+      [table],
+    );
+    grant(
+      access.table.filter((action) => onIndexes.has(action)),
+      [table, ...indexes],
+    );
+    grant(
+      [...onIndexes].filter((action) => !access.table.includes(action)),
+      indexes,
+    );
+    grant(access.idBlocksItem ?? [], [table], {
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [ID_BLOCKS_PARTITION] },
     });
   }
 

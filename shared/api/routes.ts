@@ -1,4 +1,5 @@
 import type { Role } from '../auth/roles';
+import type { BooksTableUse } from '../store/table-access';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -27,10 +28,10 @@ export interface RouteDefinition {
    */
   readonly role?: Role;
   /**
-   * What the function does to the books table, for least-privilege grants: `list` reads, and
-   * writes only the list's remembered verdict on the id-blocks item.
+   * The book store use case the function runs, which alone decides its grant on the books table
+   * (shared/store/table-access.ts); `none` for a function that reaches no table.
    */
-  readonly access: 'read' | 'list' | 'write' | 'none';
+  readonly access: BooksTableUse | 'none';
   /** Files (relative to the project root) the function reads at run time, shipped beside its bundle. */
   readonly assets?: readonly string[];
   /**
@@ -73,7 +74,7 @@ export const ROUTES = [
     entry: 'functions/books/create.ts',
     protected: true,
     role: 'editor',
-    access: 'write',
+    access: 'create',
   },
   {
     name: 'GetBook',
@@ -91,7 +92,7 @@ export const ROUTES = [
     entry: 'functions/books/replace.ts',
     protected: true,
     role: 'editor',
-    access: 'write',
+    access: 'update',
   },
   {
     name: 'PatchBook',
@@ -100,7 +101,7 @@ export const ROUTES = [
     entry: 'functions/books/patch.ts',
     protected: true,
     role: 'editor',
-    access: 'write',
+    access: 'update',
   },
   {
     name: 'DeleteBook',
@@ -109,7 +110,7 @@ export const ROUTES = [
     entry: 'functions/books/delete.ts',
     protected: true,
     role: 'admin',
-    access: 'write',
+    access: 'delete',
   },
   {
     name: 'GetOpenApi',

@@ -31,6 +31,9 @@ const invokedFunction = new AsyncLocalStorage<string>();
 /** Runs `work` as the named function: the calls it makes are recorded as that function's. */
 export const runAsFunction = <T>(name: string, work: () => T): T => invokedFunction.run(name, work);
 
+/** The function `runAsFunction` runs now: undefined on Lambda, where a process is one function's container. */
+export const runningFunction = (): string | undefined => invokedFunction.getStore();
+
 /** The service's table names as configured now (the test suites change them between servers). */
 const configuredTables = (): Partial<Record<TableKind, string>> => ({
   books: settingText('booksTableName'),
@@ -154,7 +157,7 @@ export const recordCalls = (client: DynamoDBClient) => {
   const tables = configuredTables();
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const scope = { function: invokedFunction.getStore(), tables };
+      const scope = { function: runningFunction(), tables };
       const calls = callsOf(context.commandName ?? '', args.input as Record<string, unknown>, scope);
       appendFileSync(file, calls.map((call) => `${JSON.stringify(call)}\n`).join(''));
       return next(args);
