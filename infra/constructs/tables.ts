@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { BOOKS_TABLE_ACCESS, type BooksTableUse, type TableAccess } from '../../shared/store/table-access';
+import { BOOKS_TABLE_ACCESS, type TableAccess } from '../../shared/store/table-access';
 import {
   AUTH_TABLE,
   BOOKS_TABLE,
@@ -36,7 +36,7 @@ export class ServiceTables extends Construct {
    * Exactly the actions `use` sends (shared/store/table-access.ts): item actions on the table,
    * Query on its named indexes (no `index/*`), and the id-blocks item's own by its partition key.
    */
-  grantBooks(fn: lambda.IFunction, use: BooksTableUse) {
+  grantBooks(fn: lambda.IFunction, use: keyof typeof BOOKS_TABLE_ACCESS) {
     const access: TableAccess = BOOKS_TABLE_ACCESS[use];
     const table = this.books.tableArn;
     const indexes = BOOKS_TABLE.indexes.map((index) => `${table}/index/${index.indexName}`);

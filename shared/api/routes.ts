@@ -1,5 +1,5 @@
 import type { Role } from '../auth/roles';
-import type { BooksTableUse } from '../store/table-access';
+import type { BookStoreUse } from '../books/ports';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -31,7 +31,7 @@ export interface RouteDefinition {
    * The book store use case the function runs, which alone decides its grant on the books table
    * (shared/store/table-access.ts); `none` for a function that reaches no table.
    */
-  readonly access: BooksTableUse | 'none';
+  readonly access: BookStoreUse | 'none';
   /** Files (relative to the project root) the function reads at run time, shipped beside its bundle. */
   readonly assets?: readonly string[];
   /**

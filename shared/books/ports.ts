@@ -26,6 +26,12 @@ export type BookChange = { [K in keyof BookPatch]?: BookPatch[K] | undefined } &
  * DuplicateIsbnError, PreconditionFailedError, IdempotencyKeyReusedError. A missing book is
  * BookNotFoundError whatever the condition (RFC 9110 §13.2.1).
  */
+/**
+ * What one book function does with the store: a read, a list, a create, an update (replace or
+ * patch), a delete. The route table names each route's; the store grants each its own actions.
+ */
+export type BookStoreUse = 'read' | 'list' | 'create' | 'update' | 'delete';
+
 export interface BookStore {
   /**
    * Assigns a new, never reused id and stores the book at version 1; DuplicateIsbnError if its ISBN

@@ -1,3 +1,5 @@
+import type { BookStoreUse } from '../books/ports';
+
 /**
  * What each function's use of the store sends to DynamoDB, as IAM names the actions: the one
  * declaration the stack grants from (infra/constructs/tables.ts) and `npm run test:permissions`
@@ -20,9 +22,6 @@ export type DynamoDbAction =
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem';
 
-/** The book store's use cases, one per book function: the route table names each route's. */
-export type BooksTableUse = keyof typeof BOOKS_TABLE_ACCESS;
-
 /**
  * Every use starts with the schema check, a GetItem of the id-blocks item (schema-version.ts).
  * A create reserves ids and stamps a new table (UpdateItem, id-blocks item only) and puts the book,
@@ -39,7 +38,7 @@ export const BOOKS_TABLE_ACCESS = {
   create: { table: ['dynamodb:GetItem', 'dynamodb:PutItem'], idBlocksItem: ['dynamodb:UpdateItem'] },
   update: { table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'] },
   delete: { table: ['dynamodb:GetItem', 'dynamodb:DeleteItem'] },
-} as const satisfies Record<string, TableAccess>;
+} as const satisfies Record<BookStoreUse, TableAccess>;
 
 /** The authorizer: reads an account, records a nonce (PutItem), counts failures and lockouts (UpdateItem). */
 export const AUTHORIZER_AUTH_TABLE_ACCESS = {
