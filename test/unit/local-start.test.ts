@@ -110,6 +110,8 @@ describe('npm start, step by step', () => {
     [{ NONCE_LIFETIME_SECONDS: 'abc' }, 'NONCE_LIFETIME_SECONDS "abc" is not valid: expected a positive whole number'],
     [{ CORS_ALLOWED_ORIGINS: 'https://a.example/' }, 'CORS_ALLOWED_ORIGINS "https://a.example/" is not valid'],
     [{ REQUIRE_IF_MATCH: 'yes' }, 'REQUIRE_IF_MATCH "yes" is not valid'],
+    [{ POWERTOOLS_LOG_LEVEL: 'LOUD' }, 'POWERTOOLS_LOG_LEVEL "LOUD" is not valid: expected TRACE, DEBUG, INFO'],
+    [{ POWERTOOLS_METRICS_DISABLED: 'maybe' }, 'POWERTOOLS_METRICS_DISABLED "maybe" is not valid'],
     [{ LOCAL_USERS: 'demo:' }, 'LOCAL_USERS entry for "demo" has an empty password'],
     [{ LOCAL_USERS: 'demo:demo;ann:x' }, 'separate pairs with commas'],
     [{ AUTH_REALM: 'my "books"' }, 'AUTH_REALM "my "books"" is not valid: expected printable ASCII without quotes'],
@@ -120,6 +122,14 @@ describe('npm start, step by step', () => {
   ])('refuses %o before starting anything', (env, message) => {
     expect(() => parseLocalOptions([], env)).toThrow(LocalStartError);
     expect(() => parseLocalOptions([], env)).toThrow(message);
+  });
+
+  it("takes Powertools' log levels and flags in any case, as Powertools does", () => {
+    const options = parseLocalOptions([], { POWERTOOLS_LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'FALSE' });
+    expect(options?.functionEnvironment).toMatchObject({
+      POWERTOOLS_LOG_LEVEL: 'debug',
+      POWERTOOLS_METRICS_DISABLED: 'FALSE',
+    });
   });
 
   it('reports where it listens, the realm, the users by name and who may read', () => {
