@@ -46,3 +46,11 @@ export const readPassword = async (): Promise<string> => {
   }
   return promptHidden('Password: ');
 };
+
+/** A tool's password: the environment variable, else piped stdin, else a prompt that does not echo. */
+export const readToolPassword = async (variable: string, username: string): Promise<string> => {
+  const fromEnvironment = process.env[variable];
+  if (fromEnvironment) return fromEnvironment;
+  if (process.stdin.isTTY) return promptHidden(`Password for ${username}: `);
+  return readPassword();
+};

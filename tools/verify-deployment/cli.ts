@@ -1,6 +1,7 @@
+import { refuseApiPath } from '../base-url';
 import { parseCommandLine, UsageError } from '../cli';
 import { findLocalApi } from '../local-api-address';
-import { promptHidden, readPassword } from '../prompt';
+import { readToolPassword } from '../prompt';
 import { ALLOW_INSECURE_HTTP, ANSWER_LIMIT_BYTES, checkTransport, WHOLE_LIST_LIMIT_BYTES } from '../untrusted-server';
 import type { VerifyOptions } from './types';
 
@@ -66,12 +67,8 @@ export const parseBaseUrl = (text: string, allowInsecureHttp = false): string =>
   if (url.username || url.password)
     throw new UsageError('credentials do not belong in the URL: use --user and VERIFY_PASSWORD');
   checkTransport(url, allowInsecureHttp);
-  const path = url.pathname.replace(/\/+$/, '');
-  if (/\/api(\/books)?$/.test(path))
-    throw new UsageError(
-      `"${text}" ends in ${path.match(/\/api(\/books)?$/)?.[0]}: give the base URL, what comes before /api/books`,
-    );
-  return `${url.origin}${path}`;
+  refuseApiPath(url, 'the URL');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 };
 
 /** An origin as a browser sends it in `Origin`: http(s), host, optional port, nothing after. */
@@ -112,10 +109,5 @@ export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.en
   };
 };
 
-/** The password: the environment variable, else piped stdin, else a prompt that does not echo. */
-export const readVerifyPassword = async (username: string): Promise<string> => {
-  const fromEnvironment = process.env[PASSWORD_VARIABLE];
-  if (fromEnvironment) return fromEnvironment;
-  if (process.stdin.isTTY) return promptHidden(`Password for ${username}: `);
-  return readPassword();
-};
+/** The password: VERIFY_PASSWORD, else piped stdin, else a prompt that does not echo. */
+export const readVerifyPassword = (username: string): Promise<string> => readToolPassword(PASSWORD_VARIABLE, username);
