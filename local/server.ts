@@ -215,11 +215,14 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     }
     const guard = READ_METHODS.has(method) ? undefined : options.storageGuard?.();
     if (guard?.refusal()) return gatewayAnswer(request, storageRefused());
-    const result = await invocation(() => invoke(request, url, body, match));
     // A write the database failed because its disk filled or its file went: the same 503, not a 500.
-    if (guard && result.statusCode >= 500 && guard.refusalAfterFailure())
-      return gatewayAnswer(request, storageRefused());
-    return result;
+    const refusedAfterFailure = () => guard?.refusalAfterFailure() && gatewayAnswer(request, storageRefused());
+    const result = await invocation(() => invoke(request, url, body, match)).catch((error: unknown) => {
+      const refused = refusedAfterFailure();
+      if (refused) return refused;
+      throw error;
+    });
+    return (result.statusCode >= 500 && refusedAfterFailure()) || result;
   };
 
   const server = createServer(

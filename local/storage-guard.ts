@@ -98,12 +98,14 @@ export const guardStorage = (dataDir: string, options: StorageGuardOptions): Sto
     };
   };
 
-  const refusal = () => tell(gone ?? lost() ?? full(reserve));
+  const nearlyFull = Math.max(reserve, NEARLY_FULL_BYTES);
+  // Once a disk was found full, it counts as full until it has the larger room again (no flapping).
+  const refusal = () => tell(gone ?? lost() ?? full(told ? nearlyFull : reserve));
   const timer = setInterval(refusal, options.intervalMs ?? 1_000);
   timer.unref();
   return {
     refusal,
-    refusalAfterFailure: () => tell(gone ?? lost() ?? full(Math.max(reserve, NEARLY_FULL_BYTES))),
+    refusalAfterFailure: () => tell(gone ?? lost() ?? full(nearlyFull)),
     stop: () => clearInterval(timer),
   };
 };
