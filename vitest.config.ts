@@ -8,7 +8,7 @@ const withDynamoDb = { globalSetup: ['test/support/global-setup.ts'] };
 
 /**
  * The soak rounds: large catalogues, seeded load, the fuzzers, the timing statistics, the page cost over
- * twenty servers. They need only Node and Java but are long (docs/testing.md gives their share of the
+ * twenty servers. They need only Node (and Dynoxide) but are long (docs/testing.md gives their share of the
  * time), so `npm test` leaves them to `npm run test:soak`, which .ci/run runs after it. Each stays in
  * its layer's folder.
  */
