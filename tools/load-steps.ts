@@ -156,7 +156,8 @@ const startServer = async (): Promise<Target> => {
 export const setUpTarget = async (options: LoadOptions): Promise<Target> => {
   if (!options.url) return startServer();
   const username = options.user ?? 'demo';
-  const password = options.user === undefined ? 'demo' : await readToolPassword(PASSWORD_VARIABLE, username);
+  const password =
+    options.user === undefined ? 'demo' : await readToolPassword(process.env[PASSWORD_VARIABLE], username);
   return {
     baseUrl: options.url.replace(/\/+$/, ''),
     authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,

@@ -47,9 +47,8 @@ export const readPassword = async (): Promise<string> => {
   return promptHidden('Password: ');
 };
 
-/** A tool's password: the environment variable, else piped stdin, else a prompt that does not echo. */
-export const readToolPassword = async (variable: string, username: string): Promise<string> => {
-  const fromEnvironment = process.env[variable];
+/** A tool's password: its environment variable's value, else piped stdin, else a prompt that does not echo. */
+export const readToolPassword = async (fromEnvironment: string | undefined, username: string): Promise<string> => {
   if (fromEnvironment) return fromEnvironment;
   if (process.stdin.isTTY) return promptHidden(`Password for ${username}: `);
   return readPassword();

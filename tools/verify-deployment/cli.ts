@@ -110,4 +110,5 @@ export const parseOptions = (args: string[], env: NodeJS.ProcessEnv = process.en
 };
 
 /** The password: VERIFY_PASSWORD, else piped stdin, else a prompt that does not echo. */
-export const readVerifyPassword = (username: string): Promise<string> => readToolPassword(PASSWORD_VARIABLE, username);
+export const readVerifyPassword = (username: string): Promise<string> =>
+  readToolPassword(process.env[PASSWORD_VARIABLE], username);
