@@ -38,7 +38,7 @@ const parametersOf = (names: readonly string[], match: RegExpExecArray): Record<
 };
 
 /** API Gateway routes a path with one trailing slash to the resource without it (the event keeps the slash). */
-const resourcePathOf = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
+const resourcePathOf = (path: string) => (/[^/]\/$/.test(path) ? path.slice(0, -1) : path);
 
 /** Resolves a request as API Gateway does: exact resource match, `{param}` spans one segment. */
 export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
