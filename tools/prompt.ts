@@ -46,3 +46,10 @@ export const readPassword = async (): Promise<string> => {
   }
   return promptHidden('Password: ');
 };
+
+/** A tool's password: its environment variable's value, else piped stdin, else a prompt that does not echo. */
+export const readToolPassword = async (fromEnvironment: string | undefined, username: string): Promise<string> => {
+  if (fromEnvironment) return fromEnvironment;
+  if (process.stdin.isTTY) return promptHidden(`Password for ${username}: `);
+  return readPassword();
+};

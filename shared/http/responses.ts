@@ -25,6 +25,13 @@ export const notModified = (etag: string): HttpResponse => ({ statusCode: 304, h
 
 export const noContent = () => empty(204);
 
+/** 301 to another address of the same resource; a relative `location` keeps the stage path. */
+export const redirect = (location: string): HttpResponse => ({
+  statusCode: 301,
+  headers: { Location: location },
+  body: '',
+});
+
 const timestamp = () => new Date().toISOString();
 
 /** The spec's 400 body. */
