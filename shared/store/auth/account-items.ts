@@ -29,6 +29,8 @@ export interface AccountItem {
   realm?: string;
   ha1Md5?: string;
   ha1Sha256?: string;
+  /** A generated machine secret (StoredUser.machine). */
+  machine?: boolean;
   /** Runs by client source tag: [consecutive failures, epoch ms of the last]. */
   failRuns?: Record<string, [number, number]>;
   /** The strangers' bucket (docs/security.md, "Online guessing"). */
@@ -38,8 +40,6 @@ export interface AccountItem {
   /** Sources that signed in, by tag: epoch ms of the last success from each. */
   signedIn?: Record<string, number>;
   failVersion?: number;
-  /** The write that produced this version, to recognise one's own write after a lost answer. */
-  failWriter?: string;
   /** When a user's failure record no longer changes any answer (informational: a user never expires). */
   failForgottenAt?: number;
   expiresAt?: number;
@@ -67,7 +67,8 @@ export const decoyAttributes = () => ({
 /** The decoy attributes' names, each written with its first failure record only (`if_not_exists`). */
 export const DECOYS = ['decoyName', 'decoyRealm', 'decoyHa1Md5', 'decoyHa1Sha256'] as const;
 
-export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>>;
+export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>> &
+  Pick<AccountItem, 'machine'>;
 
 export const isUserItem = (item: AccountItem | undefined): item is UserItem & AccountItem =>
   typeof item?.ha1Sha256 === 'string' && typeof item.username === 'string';
@@ -76,6 +77,7 @@ export const toUser = (item: UserItem): StoredUser => ({
   username: item.username,
   realm: item.realm,
   ha1: { MD5: item.ha1Md5, 'SHA-256': item.ha1Sha256 },
+  ...(item.machine === true && { machine: true }),
 });
 
 export const toUserItem = (user: StoredUser): UserItem => ({
@@ -84,6 +86,7 @@ export const toUserItem = (user: StoredUser): UserItem => ({
   realm: user.realm,
   ha1Md5: user.ha1.MD5,
   ha1Sha256: user.ha1['SHA-256'],
+  ...(user.machine === true && { machine: true }),
 });
 
 export const toFailures = (item: AccountItem | undefined): AccountFailures | undefined =>
