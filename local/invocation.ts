@@ -15,7 +15,7 @@ import {
   RESOURCE_METHODS,
   requiresAuth,
 } from '../shared/api/routes';
-import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
+import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
@@ -78,7 +78,12 @@ export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOpt
     if (requiresAuth(match.route, publicReads)) {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
       const authorizerEvent = toAuthorizerEvent(event);
-      const result = await authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId));
+      const context = lambdaContext(AUTHORIZER.name, event.requestContext.requestId);
+      const result = await authorize(authorizerEvent, context).catch((error: unknown) => error as Error);
+      if (result instanceof Error) {
+        console.error('authorizer failed', result);
+        return answer(request, authorizerFailure());
+      }
       if (!isAllowed(result, authorizerEvent.methodArn)) return answer(request, accessDenied(result, realm));
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }

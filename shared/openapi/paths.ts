@@ -59,6 +59,7 @@ const operation = (route: Route, publicReads: boolean): Operation => {
       '400': response('MalformedHost'),
       ...spec.responses,
       ...(guarded && { '401': response('Unauthorized') }),
+      ...(guarded && !spec.responses['503'] && { '503': response('AuthenticationUnavailable') }),
       '429': response('TooManyRequests'),
       '500': response('InternalError'),
     },

@@ -17,6 +17,12 @@ export const CLIENT_LIMITS = {
   requestTimeout: 2_000,
 } as const;
 
+/**
+ * The authorizer's: one attempt, so a throttled account item answers 503 with Retry-After at once
+ * (the client retries) instead of holding the request through seconds of back-off.
+ */
+export const AUTHORIZER_CLIENT_LIMITS: Partial<ClientLimits> = { maxAttempts: 1 };
+
 /** The SDK's standard retry back-off bases (ms): the n-th retry waits a random time up to base x 2^(n-1). */
 const TRANSIENT_BACKOFF_BASE_MS = 50;
 const THROTTLING_BACKOFF_BASE_MS = 1_000;
