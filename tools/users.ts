@@ -1,3 +1,4 @@
+import { generateSecret, passwordProblem } from '../admin/password-rules';
 import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
@@ -16,7 +17,8 @@ const COMMAND = 'npm run users --';
 const HELP = `Usage: npm run users -- <command> [options]
 
 Commands:
-  add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
+  add <name>      create or update a user; the password is read from a prompt (asked twice), or from stdin
+                  when piped: at least 15 characters, and none of the 10,000 most common passwords
   remove <name>   delete a user
   unlock <name>   lift a name's lockouts (a user's or not, from every address) at once: its failures are forgotten
   migrate         copy users kept under the earlier key layout (USER#<name>) to today's: run it before deploying
@@ -31,6 +33,8 @@ Options:
   --table <name>       auth table name (default: AUTH_TABLE_NAME or "${DEFAULT_TABLE_NAMES.auth}"; required with --aws)
   --region <region>    AWS region with --aws
   --endpoint <url>     a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else the local database in DATA_DIR)
+  --generate           with add: a machine credential, its 256-bit secret generated and printed once
+                       (its successes skip the guessing limit's write: docs/security.md)
   --remove-earlier     with migrate: delete the USER#<name> items once copied (after this version is deployed)
   -h, --help           this text
 
@@ -90,6 +94,7 @@ const main = async () => {
       table: { type: 'string' },
       region: { type: 'string' },
       endpoint: { type: 'string' },
+      generate: { type: 'boolean', default: false },
       'remove-earlier': { type: 'boolean', default: false },
     },
   });
@@ -102,6 +107,7 @@ const main = async () => {
   const takesName = command !== 'list' && command !== 'migrate';
   if (takesName && !name) throw new UsageError(`"${command}" needs a user name`);
   if (extra.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${extra[0] ?? name}"`);
+  if (values.generate && command !== 'add') throw new UsageError('--generate goes with add only');
   if (values['remove-earlier'] && command !== 'migrate')
     throw new UsageError('--remove-earlier goes with migrate only');
   if (name && command !== 'unlock' && !isValidUsername(name))
@@ -121,10 +127,12 @@ const main = async () => {
     }
     const users = new DynamoUserStore(database.client, table);
     if (command === 'add') {
-      const password = await readPassword();
-      if (!password) throw new UsageError('the password must not be empty');
-      await users.put(userRecord(name as string, password, realm));
+      const password = values.generate ? generateSecret() : await readPassword();
+      const problem = passwordProblem(password);
+      if (problem) throw new UsageError(problem);
+      await users.put({ ...userRecord(name as string, password, realm), ...(values.generate && { machine: true }) });
       console.log(`User "${name}" saved for realm "${realm}".`);
+      if (values.generate) console.log(`Its secret (shown once, keep it safe): ${password}`);
     } else if (command === 'remove') {
       const removed = await users.delete(name as string);
       console.log(removed ? `User "${name}" removed.` : `No user "${name}".`);
