@@ -17,12 +17,6 @@ export const CLIENT_LIMITS = {
   requestTimeout: 2_000,
 } as const;
 
-/**
- * The authorizer's: one attempt, so a throttled account item answers 503 with Retry-After at once
- * (the client retries) instead of holding the request through seconds of back-off.
- */
-export const AUTHORIZER_CLIENT_LIMITS: Partial<ClientLimits> = { maxAttempts: 1 };
-
 /** The SDK's standard retry back-off bases (ms): the n-th retry waits a random time up to base x 2^(n-1). */
 const TRANSIENT_BACKOFF_BASE_MS = 50;
 const THROTTLING_BACKOFF_BASE_MS = 1_000;
@@ -85,10 +79,33 @@ export const createDynamoClient = (
   return client;
 };
 
+const documentClientOf = (client: DynamoDBClient): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
 export const createDocumentClient = (
   endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
-): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(createDynamoClient(endpoint, limits), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+): DynamoDBDocumentClient => documentClientOf(createDynamoClient(endpoint, limits));
+
+/**
+ * The authorizer's client: a throttled call is never retried, so a throttled account item answers
+ * 503 with Retry-After at once (the client retries) instead of holding the request through seconds
+ * of back-off; other failures are retried as everywhere else.
+ */
+export const createAuthorizerDocumentClient = (endpoint = readSetting('dynamodbEndpoint')): DynamoDBDocumentClient => {
+  const client = createDynamoClient(endpoint);
+  const standard = client.config.retryStrategy;
+  client.config.retryStrategy = async () => {
+    const strategy = await standard();
+    if (!('refreshRetryTokenForRetry' in strategy)) return strategy;
+    return {
+      acquireInitialRetryToken: (scope) => strategy.acquireInitialRetryToken(scope),
+      refreshRetryTokenForRetry: (token, error) =>
+        error.errorType === 'THROTTLING'
+          ? Promise.reject(new Error('throttled: not retried'))
+          : strategy.refreshRetryTokenForRetry(token, error),
+      recordSuccess: (token) => strategy.recordSuccess(token),
+    };
+  };
+  return documentClientOf(client);
+};

@@ -5,7 +5,7 @@ import { startThrottlingProxy } from '../support/throttling-proxy';
 
 /**
  * Past the account item's ceiling: `npm start` on a DynamoDB whose auth-table calls are throttled.
- * The authorizer makes one attempt and throws; the gateway answers 503 with Retry-After and the
+ * The authorizer does not retry a throttled call and throws; the gateway answers 503 with Retry-After and the
  * contract's error body, as the stack's AUTHORIZER_FAILURE response does, within a second or so.
  */
 let server: ServerProcess;
