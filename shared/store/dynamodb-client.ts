@@ -88,9 +88,9 @@ export const createDocumentClient = (
 ): DynamoDBDocumentClient => documentClientOf(createDynamoClient(endpoint, limits));
 
 /**
- * The authorizer's client: a throttled call is never retried, so a throttled account item answers
- * 503 with Retry-After at once (the client retries) instead of holding the request through seconds
- * of back-off; other failures are retried as everywhere else.
+ * The authorizer's client: a throttled call is retried once (the SDK's shortest back-off), so a
+ * throttled account item answers 503 with Retry-After within a second instead of holding the
+ * request through seconds of back-off; other failures are retried as everywhere else.
  */
 export const createAuthorizerDocumentClient = (endpoint = readSetting('dynamodbEndpoint')): DynamoDBDocumentClient => {
   const client = createDynamoClient(endpoint);
@@ -101,8 +101,8 @@ export const createAuthorizerDocumentClient = (endpoint = readSetting('dynamodbE
     return {
       acquireInitialRetryToken: (scope) => strategy.acquireInitialRetryToken(scope),
       refreshRetryTokenForRetry: (token, error) =>
-        error.errorType === 'THROTTLING'
-          ? Promise.reject(new Error('throttled: not retried'))
+        error.errorType === 'THROTTLING' && token.getRetryCount() >= 1
+          ? Promise.reject(new Error('throttled again: not retried'))
           : strategy.refreshRetryTokenForRetry(token, error),
       recordSuccess: (token) => strategy.recordSuccess(token),
     };

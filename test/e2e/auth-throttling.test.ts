@@ -5,8 +5,8 @@ import { startThrottlingProxy } from '../support/throttling-proxy';
 
 /**
  * Past the account item's ceiling: `npm start` on a DynamoDB whose auth-table calls are throttled.
- * The authorizer does not retry a throttled call and throws; the gateway answers 503 with Retry-After and the
- * contract's error body, as the stack's AUTHORIZER_FAILURE response does, within a second or so.
+ * The authorizer retries a throttled call once at most and throws; the gateway answers 503 with Retry-After and the
+ * contract's error body, as the stack's AUTHORIZER_FAILURE response does, within about a second.
  */
 let server: ServerProcess;
 let proxy: Awaited<ReturnType<typeof startThrottlingProxy>>;
@@ -46,8 +46,8 @@ describe('a throttled auth table', () => {
         status: 503,
         message: 'Credentials cannot be checked at this moment; try again',
       });
-      expect(proxy.throttled() - before).toBe(1); // one attempt, no SDK retries
-      expect(ms).toBeLessThan(1_000);
+      expect(proxy.throttled() - before).toBeLessThanOrEqual(2); // one retry at most, not the SDK's three attempts
+      expect(ms).toBeLessThan(1_500);
     } finally {
       proxy.throttle();
     }
