@@ -47,7 +47,7 @@ export const readPassword = async (): Promise<string> => {
       .replace(/\r?\n$/, '');
   }
   const password = await promptHidden('Password: ');
-  if ((await promptHidden('Password again: ')) !== password) throw new UsageError('the two passwords differ: nothing was saved');
+  if ((await promptHidden('Password again: ')) !== password)
+    throw new UsageError('the two passwords differ: nothing was saved');
   return password;
 };
-

@@ -12,7 +12,10 @@ import { ETAG } from './headers';
 import { jsonContent, ref } from './references';
 
 const RETRY_AFTER = {
-  'Retry-After': { description: 'Seconds to wait before repeating the request', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': {
+    description: 'Seconds to wait before repeating the request',
+    schema: { type: 'integer', minimum: 0 },
+  },
 };
 
 /** components.responses: the answers several operations share, each described once. */
