@@ -1,5 +1,24 @@
-import { createServer, request } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** Passes one call (its body already read) on to DynamoDB at `upstream`, and its answer back. */
+export const forwardTo = (upstream: URL, incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse) => {
+  const forwarded = request(
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      path: incoming.url,
+      method: incoming.method,
+      headers: incoming.headers,
+    },
+    (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    },
+  );
+  forwarded.on('error', () => outgoing.destroy());
+  forwarded.end(body);
+};
 
 /**
  * A proxy in front of DynamoDB that answers the calls of the operations it is told to throttle as
@@ -25,21 +44,7 @@ export const startThrottlingProxy = async (target: string) => {
       );
       return;
     }
-    const forwarded = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: incoming.url,
-        method: incoming.method,
-        headers: incoming.headers,
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.destroy());
-    forwarded.end(Buffer.concat(chunks));
+    forwardTo(upstream, incoming, Buffer.concat(chunks), outgoing);
   });
   await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
   return {
