@@ -22,6 +22,7 @@ const SOAK = [
   'test/reliability/fuzz.test.ts',
   'test/integration/enumeration-timing.test.ts',
   'test/e2e/page-cost.test.ts',
+  'test/e2e/fair-admission.test.ts',
 ];
 
 const project = (name: string, extra: Record<string, unknown> = {}) => ({

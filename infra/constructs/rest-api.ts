@@ -5,6 +5,8 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { corsOriginHeaders } from '../../shared/http/cors';
 import {
+  AUTHENTICATION_RETRY_AFTER_SECONDS,
+  AUTHENTICATION_UNAVAILABLE_MESSAGE,
   GATEWAY_BODY_TOO_LARGE_MESSAGE,
   GATEWAY_TIMEOUT_MESSAGE,
   INTERNAL_ERROR_MESSAGE,
@@ -172,6 +174,12 @@ export class BookRestApi extends Construct {
     this.gatewayResponse('AccessDenied', apigateway.ResponseType.ACCESS_DENIED, {
       statusCode: '401',
       headers: { ...BookRestApi.gatewayHeaders(corsOrigins, true), 'WWW-Authenticate': 'context.authorizer.challenge' },
+    });
+    // The authorizer threw (its account store throttled or failed): 503 and a time to try again, not 500.
+    this.gatewayResponse('AuthorizerFailure', apigateway.ResponseType.AUTHORIZER_FAILURE, {
+      statusCode: '503',
+      headers: { 'Retry-After': `'${AUTHENTICATION_RETRY_AFTER_SECONDS}'` },
+      body: { status: 503, message: AUTHENTICATION_UNAVAILABLE_MESSAGE },
     });
     // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
     this.gatewayResponse('Unauthorized', apigateway.ResponseType.UNAUTHORIZED, {

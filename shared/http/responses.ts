@@ -58,6 +58,12 @@ export const contendedWrite = () =>
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
 
+/** The authorizer could not check the credentials (the account store throttled or failed): try again. */
+export const AUTHENTICATION_UNAVAILABLE_MESSAGE = 'Credentials cannot be checked at this moment; try again';
+
+/** Seconds a client is asked to wait when its credentials could not be checked. */
+export const AUTHENTICATION_RETRY_AFTER_SECONDS = 1;
+
 /** A body past the gateway's 10 MB (API Gateway's REQUEST_TOO_LARGE response; mirrored locally). */
 export const GATEWAY_BODY_TOO_LARGE_MESSAGE = 'Request body is too large';
 
