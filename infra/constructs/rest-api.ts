@@ -99,7 +99,7 @@ export class BookRestApi extends Construct {
       {
         id: 'CKV_AWS_120',
         reason:
-          'No stage cache: every answer is for the client that asked (Cache-Control private or no-store, docs/behaviour.md#caching); a stage cache would serve one user the answer meant for another',
+          'No stage cache: every answer is for the client that asked (Cache-Control private or no-store, docs/contract.md#caching); a stage cache would serve one user the answer meant for another',
       },
       ...(props.tracing
         ? []
@@ -145,7 +145,7 @@ export class BookRestApi extends Construct {
    * The standard and CORS fields of API Gateway's own answers. A gateway response maps static values
    * or request context, never a choice among origins: with one listed origin it names it; with
    * several, only the 401 of a Deny does (the authorizer puts a listed origin in its context), and
-   * the others carry `Vary: Origin` alone (docs/behaviour.md#cors).
+   * the others carry `Vary: Origin` alone (docs/contract.md#cors).
    */
   private static gatewayHeaders(corsOrigins: readonly string[], deny = false): Record<string, string> {
     const headers = staticHeaderValues({ ...GATEWAY_HEADERS, ...(corsOrigins.length > 0 && { Vary: 'Origin' }) });
