@@ -8,7 +8,7 @@ const withDynamoDb = { globalSetup: ['test/support/global-setup.ts'] };
 
 /**
  * The soak rounds: large catalogues, seeded load, the fuzzers, the timing statistics, the page cost over
- * twenty servers. They need only Node and Java but are long (docs/testing.md gives their share of the
+ * twenty servers. They need only Node (and Dynoxide) but are long (docs/testing.md gives their share of the
  * time), so `npm test` leaves them to `npm run test:soak`, which .ci/run runs after it. Each stays in
  * its layer's folder.
  */
@@ -22,6 +22,7 @@ const SOAK = [
   'test/reliability/fuzz.test.ts',
   'test/integration/enumeration-timing.test.ts',
   'test/e2e/page-cost.test.ts',
+  'test/e2e/fair-admission.test.ts',
 ];
 
 const project = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -33,9 +34,12 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // The JSON report is what .ci/run reads for its closing "N passed, M failed" line.
-    reporters: ['default', 'json'],
+    // Dots, the failures and the summary; the JSON report is what .ci/run reads for its closing line.
+    reporters: ['dot', 'json'],
     outputFile: { json: '.test-results/results.json' },
+    // A passing test's console output is not shown; test/support/quiet-output.ts files the rest.
+    silent: 'passed-only',
+    setupFiles: ['test/support/quiet-output.ts'],
     projects: [
       project('unit'),
       project('integration', withDynamoDb),

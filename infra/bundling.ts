@@ -23,6 +23,8 @@ export const BUNDLING: nodejs.BundlingOptions = {
   sourcesContent: false,
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   externalModules: [],
+  // Warnings and errors only: esbuild's file summary of every function is noise in a synth or a test run.
+  logLevel: nodejs.LogLevel.WARNING,
   esbuildArgs: {
     '--alias': `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra/lambda-credential-provider.ts')}`,
   },

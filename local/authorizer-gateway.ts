@@ -4,6 +4,7 @@ import type {
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
+import { AUTHENTICATION_RETRY_AFTER_SECONDS, AUTHENTICATION_UNAVAILABLE_MESSAGE } from '../shared/http/responses';
 
 /** The static challenge of the stack's UNAUTHORIZED gateway response. */
 export const FALLBACK_CHALLENGE = (realm: string) => `Basic realm="${realm}"`;
@@ -46,6 +47,13 @@ export const isAllowed = (result: APIGatewayAuthorizerResult, methodArn: string)
   }
   return allowed;
 };
+
+/** The AUTHORIZER_FAILURE gateway response: the authorizer threw (its account store throttled or failed). */
+export const authorizerFailure = (): APIGatewayProxyResult => ({
+  statusCode: 503,
+  headers: { 'Retry-After': String(AUTHENTICATION_RETRY_AFTER_SECONDS) },
+  body: JSON.stringify({ status: 503, message: AUTHENTICATION_UNAVAILABLE_MESSAGE }),
+});
 
 /** The ACCESS_DENIED gateway response: 401 with the authorizer's challenge. */
 export const accessDenied = (result: APIGatewayAuthorizerResult, realm: string): APIGatewayProxyResult => ({

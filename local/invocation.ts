@@ -16,7 +16,7 @@ import {
   requiresAuth,
 } from '../shared/api/routes';
 import { runAsFunction } from '../shared/store/call-log';
-import { accessDenied, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
+import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
@@ -79,9 +79,14 @@ export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOpt
     if (requiresAuth(match.route, publicReads)) {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);
       const authorizerEvent = toAuthorizerEvent(event);
-      const result = await runAsFunction(AUTHORIZER.name, () =>
-        authorize(authorizerEvent, lambdaContext(AUTHORIZER.name, event.requestContext.requestId)),
+      const context = lambdaContext(AUTHORIZER.name, event.requestContext.requestId);
+      const result = await runAsFunction(AUTHORIZER.name, () => authorize(authorizerEvent, context)).catch(
+        (error: unknown) => error as Error,
       );
+      if (result instanceof Error) {
+        console.error('authorizer failed', result);
+        return answer(request, authorizerFailure());
+      }
       if (!isAllowed(result, authorizerEvent.methodArn)) return answer(request, accessDenied(result, realm));
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }

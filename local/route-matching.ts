@@ -37,11 +37,14 @@ const parametersOf = (names: readonly string[], match: RegExpExecArray): Record<
   return pathParameters;
 };
 
+/** API Gateway routes a path with one trailing slash to the resource without it (the event keeps the slash). */
+const resourcePathOf = (path: string) => (/[^/]\/$/.test(path) ? path.slice(0, -1) : path);
+
 /** Resolves a request as API Gateway does: exact resource match, `{param}` spans one segment. */
 export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
   for (const { route, names, pattern } of compiled) {
     if (route.method !== routeMethodFor(method)) continue;
-    const match = pattern.exec(path);
+    const match = pattern.exec(resourcePathOf(path));
     if (!match) continue;
     return { route, resource: route.path, method, pathParameters: parametersOf(names, match) };
   }
@@ -51,7 +54,7 @@ export const matchRoute = (method: string, path: string): RouteMatch | undefined
 /** The resource a path belongs to whatever the method, or undefined for a path the API does not have. */
 export const matchResource = (method: string, path: string): ResourceMatch | undefined => {
   for (const { route, names, pattern } of compiled) {
-    const match = pattern.exec(path);
+    const match = pattern.exec(resourcePathOf(path));
     if (match) return { resource: route.path, method, pathParameters: parametersOf(names, match) };
   }
   return undefined;

@@ -18,7 +18,12 @@ import { GATEWAY_MAX_BODY_BYTES, GATEWAY_MAX_HEADER_BYTES, headerBytes, writeRes
 import { gatewayAnswers } from './gateway-answers';
 import { functionInvoker } from './invocation';
 import { matchResource, matchRoute } from './route-matching';
+import { STORAGE_REFUSED_MESSAGE, STORAGE_RETRY_AFTER_SECONDS, type StorageGuard } from './storage-guard';
 import type { StreamedProxyResult } from './streaming-response';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const storageRefused = () =>
+  failure(503, STORAGE_REFUSED_MESSAGE, { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) });
 
 export interface LocalServerOptions {
   /** Project root the route table's handler paths are relative to. */
@@ -33,6 +38,8 @@ export interface LocalServerOptions {
   log?: (line: string) => void;
   /** Browser origins CORS lets in (the stack's `corsAllowedOrigins`); default: CORS_ALLOWED_ORIGINS. */
   corsAllowedOrigins?: readonly string[];
+  /** The guard of npm start's own database, once it runs: writes it refuses get 503. */
+  storageGuard?: () => StorageGuard | undefined;
   /** The connection limits; the defaults are LOCAL_SERVER_LIMITS. */
   limits?: Partial<LocalServerLimits>;
 }
@@ -206,7 +213,16 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
         return gatewayAnswer(request, failure(413, GATEWAY_BODY_TOO_LARGE_MESSAGE));
       throw error;
     }
-    return invocation(() => invoke(request, url, body, match));
+    const guard = READ_METHODS.has(method) ? undefined : options.storageGuard?.();
+    if (guard?.refusal()) return gatewayAnswer(request, storageRefused());
+    // A write the database failed because its disk filled or its file went: the same 503, not a 500.
+    const refusedAfterFailure = () => guard?.refusalAfterFailure() && gatewayAnswer(request, storageRefused());
+    const result = await invocation(() => invoke(request, url, body, match)).catch((error: unknown) => {
+      const refused = refusedAfterFailure();
+      if (refused) return refused;
+      throw error;
+    });
+    return (result.statusCode >= 500 && refusedAfterFailure()) || result;
   };
 
   const server = createServer(

@@ -11,6 +11,7 @@ import { apiUrlFile } from './endpoint-file';
 import { type LocalOptions, LocalStartError } from './options';
 import { createLocalServer } from './server';
 import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
+import { guardStorage, type StorageGuard } from './storage-guard';
 import { ensureTables } from './tables';
 
 /*
@@ -25,6 +26,8 @@ export interface LocalService {
   url: string;
   /** The database this start launched, once it runs; undefined when it uses one given by endpoint. */
   database: LocalDatabase | undefined;
+  /** Watches that database's folder and disk, once it runs (local/storage-guard.ts). */
+  storageGuard: StorageGuard | undefined;
   /** Called if the database this start launched ends while the service runs (never when `stop` ends it). */
   onDatabaseLost: (exit: DatabaseExit) => void;
   /** Lets the requests that arrived meanwhile through, once the database is ready. */
@@ -55,6 +58,7 @@ export const setUpLocalService = async (
 ): Promise<LocalService> => {
   Object.assign(process.env, options.functionEnvironment);
   let ready!: () => void;
+  let service!: LocalService;
   const server = createLocalServer({
     publicReads: options.publicReads,
     realm: options.realm,
@@ -62,6 +66,7 @@ export const setUpLocalService = async (
       ready = done;
     }),
     log,
+    storageGuard: () => service.storageGuard,
   });
   // Claim the port first: a port in use is reported at once, before the database starts.
   await listen(server, options.port).catch((error: NodeJS.ErrnoException) => {
@@ -71,15 +76,17 @@ export const setUpLocalService = async (
     );
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const service: LocalService = {
+  service = {
     server,
     url,
     database: undefined,
+    storageGuard: undefined,
     onDatabaseLost: () => undefined,
     ready,
     stopping: false,
     stop: async () => {
       service.stopping = true;
+      service.storageGuard?.stop();
       server.close();
       server.closeAllConnections();
       forgetApiUrl(options.dataDir, url);
@@ -176,6 +183,7 @@ export const startStorage = async (
     const endpoint = options.dynamodbEndpoint ?? (service.database as LocalDatabase).endpoint;
     Object.assign(process.env, toEnvironment({ dynamodbEndpoint: endpoint }));
     await prepareTables(options, endpoint, log);
+    if (service.database) service.storageGuard = guardStorage(options.dataDir, { log: console.error });
   } catch (error) {
     await service.stop();
     throw error;

@@ -13,7 +13,7 @@ import { DEFAULT_LIST_MAX_BOOKS } from './books/limits';
  * How to add a setting (one place):
  * 1. Add an entry to SETTINGS below: `key: setting('ENV_NAME', parser)`, with a one-line comment on
  *    what it does. Pick a parser below (`text`, `optionalText`, `required`, `positiveInteger`,
- *    `flag`, `digestOffer`, `originList`, `basicChallengePlacement`) or write one: it turns the raw text (undefined when the variable is
+ *    `flag`, `digestOffer`, `originList`, `basicChallengePlacement`, `logLevel`, `powertoolsFlag`) or write one: it turns the raw text (undefined when the variable is
  *    unset or empty) into the typed value, and throws ConfigurationError naming the variable when
  *    the text is not valid. Give a `format` when the value is not written back with `String()`.
  * 2. A default used elsewhere too (a stack option's default, a tool's) goes into DEFAULTS.
@@ -124,6 +124,16 @@ const publicBaseUrl = (raw: Raw, name: string): string | undefined => {
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 };
+/** Powertools' log levels; it reads the variable in any case. */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+const logLevel = (raw: Raw, name: string): string | undefined =>
+  !raw || (LOG_LEVELS as readonly string[]).includes(raw.toUpperCase())
+    ? raw || undefined
+    : invalid(name, raw, LOG_LEVELS.join(', '));
+/** The values Powertools' metrics read as true or false. */
+const POWERTOOLS_FLAGS = ['true', 'false', '1', '0', 'yes', 'no', 'y', 'n', 't', 'f', 'on', 'off'];
+const powertoolsFlag = (raw: Raw, name: string): string | undefined =>
+  !raw || POWERTOOLS_FLAGS.includes(raw.toLowerCase()) ? raw || undefined : invalid(name, raw, '"true" or "false"');
 const basicChallengePlacement = (raw: Raw, name: string): BasicChallengePlacement =>
   parseBasicChallenge(raw) ?? invalid(name, raw ?? '', 'last, first or none');
 
@@ -165,9 +175,9 @@ export const SETTINGS = {
   /** CloudWatch namespace of the EMF metrics. */
   metricsNamespace: setting('POWERTOOLS_METRICS_NAMESPACE', text(DEFAULTS.metricsNamespace)),
   /** Log level; read by Powertools' logger itself (unset: INFO). */
-  logLevel: setting('POWERTOOLS_LOG_LEVEL', optionalText),
+  logLevel: setting('POWERTOOLS_LOG_LEVEL', logLevel),
   /** "true" stops metric output; read by Powertools' metrics itself. */
-  metricsDisabled: setting('POWERTOOLS_METRICS_DISABLED', optionalText),
+  metricsDisabled: setting('POWERTOOLS_METRICS_DISABLED', powertoolsFlag),
   /** A DynamoDB endpoint other than AWS's (Dynoxide, locally); unset on Lambda. */
   dynamodbEndpoint: setting('DYNAMODB_ENDPOINT', optionalText),
   /** The region; Lambda sets it, a local endpoint does not need one. */

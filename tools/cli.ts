@@ -67,6 +67,14 @@ export const integerOption = (
   return value;
 };
 
+/** The stack's frames for DEBUG, escaped, without its first line: that repeats the message, which may quote a server. */
+export const stackFrames = (error: Error): string =>
+  (error.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .map(escapeControl)
+    .join('\n');
+
 /**
  * Runs a tool's main function: a UsageError exits 2 with a hint to `--help`, any other failure
  * exits 1 with its message (the stack only with DEBUG set, since most failures are the
@@ -81,7 +89,7 @@ export const runTool = (
   main().catch((error: Error) => {
     console.error(`error: ${describe(error)}`);
     if (error instanceof UsageError) console.error(`Run \`${command} --help\` for usage.`);
-    else if (process.env.DEBUG && error.stack) console.error(error.stack);
+    else if (process.env.DEBUG && error.stack) console.error(stackFrames(error));
     process.exit(error instanceof UsageError ? 2 : 1);
   });
 };

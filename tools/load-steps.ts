@@ -10,11 +10,15 @@ import { freePort } from '../local/ports';
 import { DEFAULTS, ENV } from '../shared/config';
 import { createDocumentClient } from '../shared/store/dynamodb-client';
 import { integerOption, parseCommandLine, UsageError } from './cli';
+import { readToolPassword } from './prompt';
 import { isLoopback, readBounded, WHOLE_LIST_LIMIT_BYTES } from './untrusted-server';
 
 /** The steps of `npm run load` (tools/load.ts): parse options, set up the target, run, check, report. */
 
 export const COMMAND = 'npm run load --';
+
+/** Where \`--user\`'s password comes from first (then piped stdin, then a prompt). */
+export const PASSWORD_VARIABLE = 'LOAD_PASSWORD';
 
 const HELP = `Usage: npm run load -- [options]
 
@@ -24,12 +28,15 @@ Prints requests/s and latency percentiles, then checks that no write was lost: e
 and not deleted is listed, and nothing else appeared. Exits 1 on any 5xx, transport error or lost write.
 
 By default it starts \`npm start\` itself (fresh data directory, free port, its own user) and stops it
-afterwards; with --url it targets a server you started (loopback addresses only: it sends a password and
-its load to nothing else). It reads at most 200 MB (Lambda's cap) of the list it checks.
+afterwards, removing its data. With --url it targets a server you started (loopback addresses only: it
+sends a password and its load to nothing else) and leaves there the books it created and did not
+delete (title "Load <run>", ISBN load-<run>-<n>); it says how many at the end. It reads at most
+200 MB (Lambda's cap) of the list it checks.
 
 Options:
   --url <url>            a running API's base URL, e.g. http://127.0.0.1:3000 (loopback only)
-  --user <name:pass>     credentials for --url (default demo:demo)
+  --user <name>          the user for --url (default demo, password demo); the password comes from
+                         ${PASSWORD_VARIABLE}, else from stdin when it is piped, else from a prompt
   --requests <n>         requests to send (default 6000, at most 100000)
   --connections <n>      concurrent connections (default 16)
   --time-limit <s>       give up after this many seconds (default 120, at most 600)
@@ -40,8 +47,8 @@ Options:
 export interface LoadOptions {
   /** A running API's base URL; without it the tool starts `npm start` itself. */
   url?: string;
-  /** `name:password` for `url`. */
-  user: string;
+  /** The user for `url`; undefined means demo with password demo. */
+  user?: string;
   requests: number;
   connections: number;
   timeLimitSeconds: number;
@@ -56,7 +63,7 @@ export const parseLoadOptions = (args: string[]): LoadOptions | undefined => {
     args,
     options: {
       url: { type: 'string' },
-      user: { type: 'string', default: 'demo:demo' },
+      user: { type: 'string' },
       requests: { type: 'string' },
       connections: { type: 'string' },
       'time-limit': { type: 'string' },
@@ -72,9 +79,12 @@ export const parseLoadOptions = (args: string[]): LoadOptions | undefined => {
     if (!isLoopback(host))
       throw new UsageError(`--url must be a loopback address (127.0.0.1, localhost, [::1]), not ${host}`);
   }
+  if (values.user?.includes(':'))
+    throw new UsageError(`--user takes a name alone; the password comes from ${PASSWORD_VARIABLE}, stdin or a prompt`);
+  if (values.user !== undefined && !values.url) throw new UsageError('--user goes with --url');
   return {
     ...(values.url && { url: values.url }),
-    user: values.user,
+    ...(values.user !== undefined && { user: values.user }),
     requests: integerOption('requests', values.requests, 6_000, { max: 100_000 }),
     connections: integerOption('connections', values.connections, 16, { max: 256 }),
     timeLimitSeconds: integerOption('time-limit', values['time-limit'], 120, { max: 600 }),
@@ -85,6 +95,8 @@ export const parseLoadOptions = (args: string[]): LoadOptions | undefined => {
 export interface Target {
   baseUrl: string;
   authorization: string;
+  /** True for a server this tool did not start: the books it created stay there. */
+  leavesBooks?: boolean;
   /** The DynamoDB endpoint and books table behind it, when known (for the invariant check). */
   database?: { endpoint: string; booksTable: string };
   stop: () => Promise<void>;
@@ -141,14 +153,24 @@ const startServer = async (): Promise<Target> => {
 };
 
 /** The server under load: the one at `--url`, or `npm start` started here (stopped by `stop()`). */
-export const setUpTarget = async (options: LoadOptions): Promise<Target> =>
-  options.url
-    ? {
-        baseUrl: options.url.replace(/\/+$/, ''),
-        authorization: `Basic ${Buffer.from(options.user).toString('base64')}`,
-        stop: async () => undefined,
-      }
-    : await startServer();
+export const setUpTarget = async (options: LoadOptions): Promise<Target> => {
+  if (!options.url) return startServer();
+  const username = options.user ?? 'demo';
+  const password =
+    options.user === undefined ? 'demo' : await readToolPassword(process.env[PASSWORD_VARIABLE], username);
+  return {
+    baseUrl: options.url.replace(/\/+$/, ''),
+    authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+    leavesBooks: true,
+    stop: async () => undefined,
+  };
+};
+
+/** The closing line on the books a load leaves behind, when it targeted someone else's server. */
+export const leftBooksLine = (target: Target, summary: LoadSummary): string | undefined =>
+  target.leavesBooks
+    ? `Left ${summary.created - summary.deleted} books this load created at ${target.baseUrl} (titles "Load …", "Patched …" or "Replaced …"; ISBNs load-…).`
+    : undefined;
 
 /** Every book id the API lists. */
 export const listIds = async (target: Target): Promise<Set<number>> => {

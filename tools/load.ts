@@ -1,5 +1,14 @@
 import { runTool } from './cli';
-import { COMMAND, checkWrites, failures, formatSummary, parseLoadOptions, runLoad, setUpTarget } from './load-steps';
+import {
+  COMMAND,
+  checkWrites,
+  failures,
+  formatSummary,
+  leftBooksLine,
+  parseLoadOptions,
+  runLoad,
+  setUpTarget,
+} from './load-steps';
 
 /** `npm run load`: a bounded mixed load against the API, then a check that no write was lost. */
 const main = async () => {
@@ -17,6 +26,8 @@ const main = async () => {
     for (const failure of failed) console.error(`FAIL: ${failure}`);
     if (failed.length > 0) process.exitCode = 1;
     else console.log('OK: zero 5xx, zero lost writes');
+    const left = leftBooksLine(target, summary);
+    if (left) console.log(left);
   } finally {
     await target.stop();
   }

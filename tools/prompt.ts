@@ -1,3 +1,5 @@
+import { UsageError } from './cli';
+
 /**
  * Reads a line from the terminal in raw mode without echoing it: the public TTY API, rather than
  * readline with its output muted through private methods. Backspace deletes, Ctrl-C cancels.
@@ -35,7 +37,7 @@ export const promptHidden = (prompt: string): Promise<string> =>
     input.resume();
   });
 
-/** The password from stdin when it is piped (one line, no echo question), else from a hidden prompt. */
+/** The password from stdin when it is piped (one line, no echo question), else from a hidden prompt, asked twice. */
 export const readPassword = async (): Promise<string> => {
   if (!process.stdin.isTTY) {
     const chunks: Buffer[] = [];
@@ -44,5 +46,15 @@ export const readPassword = async (): Promise<string> => {
       .toString('utf8')
       .replace(/\r?\n$/, '');
   }
-  return promptHidden('Password: ');
+  const password = await promptHidden('Password: ');
+  if ((await promptHidden('Password again: ')) !== password)
+    throw new UsageError('the two passwords differ: nothing was saved');
+  return password;
+};
+
+/** A tool's password: its environment variable's value, else piped stdin, else a prompt that does not echo. */
+export const readToolPassword = async (fromEnvironment: string | undefined, username: string): Promise<string> => {
+  if (fromEnvironment) return fromEnvironment;
+  if (process.stdin.isTTY) return promptHidden(`Password for ${username}: `);
+  return readPassword();
 };

@@ -1,4 +1,5 @@
 import { type AuthScheme, apiClient } from './api-client';
+import { refuseApiPath } from './base-url';
 import { integerOption, parseCommandLine, runTool, UsageError } from './cli';
 import { findLocalApi } from './local-api-address';
 import { readPassword } from './prompt';
@@ -69,6 +70,7 @@ runTool(COMMAND, async () => {
   const url = values.url ?? (found as { url: string }).url;
   if (!URL.canParse(url)) throw new UsageError(`--url "${url}" is not a URL`);
   if (!/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`--url "${url}" is not an http(s) URL`);
+  refuseApiPath(new URL(url), '--url');
   checkTransport(new URL(url), values[ALLOW_INSECURE_HTTP] ?? false);
   if (values.scheme !== 'basic' && values.scheme !== 'digest') throw new UsageError('--scheme is basic or digest');
   const count = Math.min(integerOption('count', values.count, SAMPLE_CATALOGUE.length), SAMPLE_CATALOGUE.length);

@@ -33,10 +33,13 @@ export class AnswerTooLargeError extends Error {
   }
 }
 
-/** Whether a URL's host is this machine's loopback interface: 127.0.0.0/8, ::1, or localhost. */
+/**
+ * Whether a URL's host is this machine's loopback interface: 127.0.0.0/8, ::1, or `localhost`
+ * itself. Not `*.localhost`: what such a name resolves to is the resolver's choice, not ours.
+ */
 export const isLoopback = (hostname: string): boolean => {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === 'localhost') return true;
   if (isIPv4(host)) return host.startsWith('127.');
   if (isIPv6(host)) return host === '::1' || /^::ffff:127\./.test(host) || /^(0+:){7}0*1$/.test(host);
   return false;

@@ -1,3 +1,4 @@
+import { generateSecret, passwordProblem } from '../admin/password-rules';
 import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
@@ -16,7 +17,8 @@ const COMMAND = 'npm run users --';
 const HELP = `Usage: npm run users -- <command> [options]
 
 Commands:
-  add <name>      create or update a user; the password is read from a prompt, or from stdin when piped
+  add <name>      create or update a user; the password is read from a prompt (asked twice), or from stdin
+                  when piped: at least 15 characters, and none of the 10,000 most common passwords
   role <name> <role>
                   give a user another role (${ROLE_CHOICES}); its password and lockouts stay as they are
   remove <name>   delete a user
@@ -32,6 +34,8 @@ Options:
   --table <name>       auth table name (default: AUTH_TABLE_NAME or "${DEFAULT_TABLE_NAMES.auth}"; required with --aws)
   --region <region>    AWS region with --aws
   --endpoint <url>     a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else the local database in DATA_DIR)
+  --generate           with add: a machine credential, its 256-bit secret generated and printed once
+                       (its successes skip the guessing limit's write: docs/security.md)
   -h, --help           this text
 
 Environment:
@@ -102,6 +106,7 @@ const main = async () => {
       table: { type: 'string' },
       region: { type: 'string' },
       endpoint: { type: 'string' },
+      generate: { type: 'boolean', default: false },
     },
   });
   if (!parsed) return;
@@ -116,6 +121,7 @@ const main = async () => {
   if (command === 'role' && !newRole) throw new UsageError(`"role" needs a user name and a role (${ROLE_CHOICES})`);
   if (more.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${more[0] ?? name}"`);
   if (values.role !== undefined && command !== 'add') throw new UsageError('--role goes with add only');
+  if (values.generate && command !== 'add') throw new UsageError('--generate goes with add only');
   const role = roleNamed(newRole ?? values.role ?? DEFAULT_ROLE);
   if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
@@ -134,10 +140,16 @@ const main = async () => {
     }
     const users = new DynamoUserStore(database.client, table);
     if (command === 'add') {
-      const password = await readPassword();
-      if (!password) throw new UsageError('the password must not be empty');
-      await users.put({ ...userRecord(name as string, password, realm), role });
+      const password = values.generate ? generateSecret() : await readPassword();
+      const problem = passwordProblem(password);
+      if (problem) throw new UsageError(problem);
+      await users.put({
+        ...userRecord(name as string, password, realm),
+        role,
+        ...(values.generate && { machine: true }),
+      });
       console.log(`User "${name}" saved for realm "${realm}", role ${role}.`);
+      if (values.generate) console.log(`Its secret (shown once, keep it safe): ${password}`);
     } else if (command === 'role') {
       const changed = await users.setRole(name as string, role);
       console.log(changed ? `User "${name}" now has the role ${role}.` : `No user "${name}".`);

@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { AuthenticationUnavailableError } from '../../shared/auth/errors';
 import { queryOfEvent } from '../../shared/auth/request-target';
 import { readSetting } from '../../shared/config';
 import { originOf } from '../../shared/http/origin';
@@ -45,27 +46,36 @@ const corsOriginOf = (event: APIGatewayRequestAuthorizerEvent): { corsOrigin?: s
     : {};
 };
 
+/** The authenticator's verdict; a failure to reach the account store is thrown as AuthenticationUnavailableError. */
+const authenticate = async (event: APIGatewayRequestAuthorizerEvent) => {
+  try {
+    const authenticator = await getAuthenticator();
+    return await authenticator.authenticate({
+      method: event.httpMethod,
+      path: event.requestContext.path,
+      query: queryOfEvent(event),
+      origin: ownOrigin(event),
+      sourceAddress: event.requestContext.identity?.sourceIp,
+      authorization: headerValues(event, 'authorization'),
+    });
+  } catch (error) {
+    throw new AuthenticationUnavailableError('The account store did not answer', { cause: error });
+  }
+};
+
 /**
  * REQUEST authorizer. It decides who the user is, never what the user may do: its Allow names the
  * whole API and its context the user's role, which the route's function checks (a 403 with the
  * contract's body, where a Deny could only become the gateway's 401). Missing or bad credentials give a Deny whose context carries the challenge
  * (the gateway's ACCESS_DENIED response turns it into 401 + WWW-Authenticate); it never throws for
- * them. A failure of its own (DynamoDB down) is thrown and becomes the gateway's 500.
+ * them. A failure of the account store (throttled, down) is thrown and becomes the gateway's 503.
  */
 export const handler = async (
   event: APIGatewayRequestAuthorizerEvent,
   context?: Context,
 ): Promise<APIGatewayAuthorizerResult> => {
   if (context) logger.addContext(context); // this function's name and request id on its lines
-  const authenticator = await getAuthenticator();
-  const result = await authenticator.authenticate({
-    method: event.httpMethod,
-    path: event.requestContext.path,
-    query: queryOfEvent(event),
-    origin: ownOrigin(event),
-    sourceAddress: event.requestContext.identity?.sourceIp,
-    authorization: headerValues(event, 'authorization'),
-  });
+  const result = await authenticate(event);
   if (result.ok) {
     return {
       principalId: result.username,

@@ -6,7 +6,7 @@ import { readLockoutPolicy, readSetting } from '../../shared/config';
 import { DynamoNonceLedger } from '../../shared/store/auth/dynamodb-nonce-ledger';
 import { DynamoSecretStore } from '../../shared/store/auth/dynamodb-secret-store';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
-import { createDocumentClient } from '../../shared/store/dynamodb-client';
+import { createAuthorizerDocumentClient } from '../../shared/store/dynamodb-client';
 
 let authenticator: Promise<Authenticator> | undefined;
 
@@ -29,7 +29,7 @@ const nonceSecret = async (client: DynamoDBDocumentClient, tableName: string): P
 
 const build = async () => {
   const tableName = readSetting('authTableName');
-  const client = createDocumentClient();
+  const client = createAuthorizerDocumentClient();
   return new Authenticator(
     new DynamoUserStore(client, tableName),
     new DynamoNonceLedger(client, tableName),

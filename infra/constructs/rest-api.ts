@@ -5,6 +5,8 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { corsOriginHeaders } from '../../shared/http/cors';
 import {
+  AUTHENTICATION_RETRY_AFTER_SECONDS,
+  AUTHENTICATION_UNAVAILABLE_MESSAGE,
   GATEWAY_BODY_TOO_LARGE_MESSAGE,
   GATEWAY_TIMEOUT_MESSAGE,
   INTERNAL_ERROR_MESSAGE,
@@ -97,7 +99,7 @@ export class BookRestApi extends Construct {
       {
         id: 'CKV_AWS_120',
         reason:
-          'No stage cache: every answer is for the client that asked (Cache-Control private or no-store, docs/behaviour.md#caching); a stage cache would serve one user the answer meant for another',
+          'No stage cache: every answer is for the client that asked (Cache-Control private or no-store, docs/contract.md#caching); a stage cache would serve one user the answer meant for another',
       },
       ...(props.tracing
         ? []
@@ -143,7 +145,7 @@ export class BookRestApi extends Construct {
    * The standard and CORS fields of API Gateway's own answers. A gateway response maps static values
    * or request context, never a choice among origins: with one listed origin it names it; with
    * several, only the 401 of a Deny does (the authorizer puts a listed origin in its context), and
-   * the others carry `Vary: Origin` alone (docs/behaviour.md#cors).
+   * the others carry `Vary: Origin` alone (docs/contract.md#cors).
    */
   private static gatewayHeaders(corsOrigins: readonly string[], deny = false): Record<string, string> {
     const headers = staticHeaderValues({ ...GATEWAY_HEADERS, ...(corsOrigins.length > 0 && { Vary: 'Origin' }) });
@@ -172,6 +174,12 @@ export class BookRestApi extends Construct {
     this.gatewayResponse('AccessDenied', apigateway.ResponseType.ACCESS_DENIED, {
       statusCode: '401',
       headers: { ...BookRestApi.gatewayHeaders(corsOrigins, true), 'WWW-Authenticate': 'context.authorizer.challenge' },
+    });
+    // The authorizer threw (its account store throttled or failed): 503 and a time to try again, not 500.
+    this.gatewayResponse('AuthorizerFailure', apigateway.ResponseType.AUTHORIZER_FAILURE, {
+      statusCode: '503',
+      headers: { 'Retry-After': `'${AUTHENTICATION_RETRY_AFTER_SECONDS}'` },
+      body: { status: 503, message: AUTHENTICATION_UNAVAILABLE_MESSAGE },
     });
     // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
     this.gatewayResponse('Unauthorized', apigateway.ResponseType.UNAUTHORIZED, {

@@ -110,12 +110,12 @@ export class Authenticator {
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1); // a password may itself contain ':'
     const { account, locked } = await this.limit.lookup(username, address);
-    if (locked) return this.deny(LOCKED);
     const stored = this.storedUser(account);
+    if (locked && !stored.machine) return this.deny(LOCKED);
     const given = ha1('SHA-256', username, this.options.realm, password);
     const matches = constantTimeEqual(given, stored.ha1['SHA-256']);
     if (!matches || stored === NOBODY) return this.failed(username, account, address);
-    if (!(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
+    if (!stored.machine && !(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
     return { ok: true, username, scheme: 'basic', role: stored.role ?? DEFAULT_ROLE };
   }
 
@@ -154,9 +154,9 @@ export class Authenticator {
 
     const address = request.sourceAddress;
     const { account, locked } = await this.limit.lookup(username, address);
-    // Before the digest is compared, and with no stale flag: a locked account's answers tell nothing.
-    if (locked) return this.deny(LOCKED);
     const stored = this.storedUser(account);
+    // Before the digest is compared, and with no stale flag: a locked account's answers tell nothing.
+    if (locked && !stored.machine) return this.deny(LOCKED);
     const secret = stored.ha1[algorithm];
     const expected = digestResponse({
       algorithm,
@@ -166,17 +166,16 @@ export class Authenticator {
       nonce,
       ...(qopParams && { qop: qopParams }),
     });
-    if (!constantTimeEqual(response.toLowerCase(), expected) || stored === NOBODY) {
-      return this.failed(username, account, address);
-    }
+    const right = constantTimeEqual(response.toLowerCase(), expected) && stored !== NOBODY;
+    // Spent by a wrong answer too, so that right and wrong make the same calls until the limit
+    // admits their outcome: neither is faster to win the account's next write.
+    const fresh = !claims.expired && (await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)));
+    if (!right) return this.failed(username, account, address);
     // stale=true tells the client the answer was right: only for an answer the limit admits, as a
     // success would be, or a burst of answers on spent nonces would test passwords uncounted.
-    if (claims.expired) return this.stale('nonce expired', username, account, address);
-    if (!(await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)))) {
-      return this.stale('nonce already used', username, account, address);
-    }
+    if (!fresh) return this.stale(claims.expired ? 'nonce expired' : 'nonce already used', username, account, address);
     // After the nonce is spent: a replayed right answer must not end a run of failures.
-    if (!(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
+    if (!stored.machine && !(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
     return {
       ok: true,
       username,
@@ -219,6 +218,7 @@ export class Authenticator {
   }
 
   private async stale(reason: string, username: string, account: Account, address: string | undefined) {
+    if (account.user?.machine) return this.deny(reason, true);
     return (await this.limit.rightButStale(username, account, address)) ? this.deny(reason, true) : this.deny(LOCKED);
   }
 

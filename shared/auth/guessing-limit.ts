@@ -109,11 +109,13 @@ export class GuessingLimit {
     address?: string,
   ): Promise<boolean> {
     const source = sourceTag(address);
+    const ha1Sha256 = read.user?.ha1['SHA-256'];
     let account = read;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const now = this.now();
       const { budget, locked, check } = this.view(account.failures, source, now);
-      if (locked) return false;
+      // Removed or given another password since the password was checked: not let in.
+      if (locked || ha1Sha256 === undefined || account.user?.ha1['SHA-256'] !== ha1Sha256) return false;
       const change: AttemptChange = {
         outcome,
         source,
@@ -121,6 +123,7 @@ export class GuessingLimit {
         bucket: check,
         ...(budget.knownSince !== undefined && { knownSince: budget.knownSince }),
         now,
+        ha1Sha256,
         forget: signInsToForget(account.failures, source, now),
       };
       if (await this.store.admit(username, account, change)) return true;

@@ -30,7 +30,7 @@ export interface AccountStore {
    * from still holds (the source's run, its bucket not empty, its sign-in still recent): every
    * outcome of every container is ordered by these writes, so a password counts (and a right one
    * is let in) only when it is among those the limit admits. False, writing nothing, when the
-   * record changed first: read it again and decide again.
+   * record changed first (or the user is gone): read it again, strongly consistent, and decide again.
    */
   admit(username: string, read: Account, change: AttemptChange): Promise<boolean>;
 }
@@ -77,6 +77,8 @@ export interface FailureChange extends ChangeBase {
 export interface SuccessChange extends ChangeBase {
   outcome: 'success' | 'check';
   now: number;
+  /** The user's SHA-256 HA1 the password was checked against: admitted only while it is still the user's. */
+  ha1Sha256: string;
   /** Sign-ins to forget (too old, or beyond the slots). */
   forget: readonly string[];
 }

@@ -9,6 +9,11 @@ export interface StoredUser {
   ha1: Record<DigestAlgorithm, string>;
   /** What the user may do; none stored is DEFAULT_ROLE. */
   role?: Role;
+  /**
+   * A generated secret for a machine (docs/security.md, "Machine credentials"): too long to guess,
+   * so its successes are let in without the guessing limit's write.
+   */
+  machine?: boolean;
 }
 
 /** What one read of an account name finds: its user, if one is stored, and its failure record, if any. */

@@ -25,6 +25,13 @@ export const notModified = (etag: string): HttpResponse => ({ statusCode: 304, h
 
 export const noContent = () => empty(204);
 
+/** 301 to another address of the same resource; a relative `location` keeps the stage path. */
+export const redirect = (location: string): HttpResponse => ({
+  statusCode: 301,
+  headers: { Location: location },
+  body: '',
+});
+
 const timestamp = () => new Date().toISOString();
 
 /** The spec's 400 body. */
@@ -50,6 +57,12 @@ export const contendedWrite = () =>
   failure(503, CONTENDED_WRITE_MESSAGE, { 'Retry-After': String(CONTENDED_RETRY_AFTER_SECONDS) });
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
+
+/** The authorizer could not check the credentials (the account store throttled or failed): try again. */
+export const AUTHENTICATION_UNAVAILABLE_MESSAGE = 'Credentials cannot be checked at this moment; try again';
+
+/** Seconds a client is asked to wait when its credentials could not be checked. */
+export const AUTHENTICATION_RETRY_AFTER_SECONDS = 1;
 
 /** A body past the gateway's 10 MB (API Gateway's REQUEST_TOO_LARGE response; mirrored locally). */
 export const GATEWAY_BODY_TOO_LARGE_MESSAGE = 'Request body is too large';

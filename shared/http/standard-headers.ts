@@ -2,7 +2,7 @@
  * Headers every answer of the API carries, from a function, from the local server or from API
  * Gateway itself (the stack writes the same values into its gateway and MOCK responses).
  *
- * Caching (docs/behaviour.md#caching): an answer about books is only ever for the client that
+ * Caching (docs/contract.md#caching): an answer about books is only ever for the client that
  * asked. A read (GET, HEAD) that carries an `ETag` (one book, and its 304) is `private, no-cache`: a browser may
  * keep it, but must revalidate it with `If-None-Match` before each use, and no shared cache stores
  * it. Everything else (lists, the answers to writes, errors, 401s) is `no-store`. An answer that set its own

@@ -11,7 +11,7 @@ export const ETAG = {
     schema: { type: 'string' },
   },
 };
-/** A read with a validator: a browser may keep it only to revalidate it (docs/behaviour.md#caching). */
+/** A read with a validator: a browser may keep it only to revalidate it (docs/contract.md#caching). */
 export const REVALIDATE = {
   'Cache-Control': {
     description: `\`${CACHE_CONTROL.revalidate}\`: no shared cache stores it; a browser revalidates it with If-None-Match before each use. Every other answer of the API is \`${CACHE_CONTROL.noStore}\``,

@@ -71,6 +71,7 @@ const operation = (route: Route, publicReads: boolean): Operation => {
       ...spec.responses,
       ...(guarded && { '401': response('Unauthorized') }),
       ...(role && role !== LOWEST_ROLE && { '403': response('Forbidden') }),
+      ...(guarded && !spec.responses['503'] && { '503': response('AuthenticationUnavailable') }),
       '429': response('TooManyRequests'),
       '500': response('InternalError'),
     },

@@ -76,10 +76,33 @@ export const createDynamoClient = (
   return client;
 };
 
+const documentClientOf = (client: DynamoDBClient): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
 export const createDocumentClient = (
   endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
-): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(createDynamoClient(endpoint, limits), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+): DynamoDBDocumentClient => documentClientOf(createDynamoClient(endpoint, limits));
+
+/**
+ * The authorizer's client: a throttled call is retried once (the SDK's shortest back-off), so a
+ * throttled account item answers 503 with Retry-After within a second instead of holding the
+ * request through seconds of back-off; other failures are retried as everywhere else.
+ */
+export const createAuthorizerDocumentClient = (endpoint = readSetting('dynamodbEndpoint')): DynamoDBDocumentClient => {
+  const client = createDynamoClient(endpoint);
+  const standard = client.config.retryStrategy;
+  client.config.retryStrategy = async () => {
+    const strategy = await standard();
+    if (!('refreshRetryTokenForRetry' in strategy)) return strategy;
+    return {
+      acquireInitialRetryToken: (scope) => strategy.acquireInitialRetryToken(scope),
+      refreshRetryTokenForRetry: (token, error) =>
+        error.errorType === 'THROTTLING' && token.getRetryCount() >= 1
+          ? Promise.reject(new Error('throttled again: not retried'))
+          : strategy.refreshRetryTokenForRetry(token, error),
+      recordSuccess: (token) => strategy.recordSuccess(token),
+    };
+  };
+  return documentClientOf(client);
+};

@@ -100,11 +100,14 @@ export const inParallel = async <T>(tasks: (() => Promise<T>)[], width: number):
 
 const SCHEME_NAMES: Record<Scheme, string> = { basic: 'Basic', digest: 'Digest', any: 'client picks' };
 
-/** The generated table of docs/security.md#clients: one line per cell of the default challenge. */
-export const cellTable = (rows: Row[]) =>
-  markdownTable(
-    ['client', 'version', 'scheme asked', 'mode', 'user', 'sent', 'GET', 'POST', '401 legs', 'nextnonce', 'result'],
-    rows.map((row) => [
+/**
+ * The generated table of docs/security.md#clients: one line per cell of the default challenge, the
+ * ASCII and UTF-8 users' cells on one line (user `both`) when everything else measured is the same.
+ */
+export const cellTable = (rows: Row[]) => {
+  const lines: string[][] = [];
+  for (const row of rows) {
+    const line = [
       row.client,
       row.version,
       SCHEME_NAMES[row.scheme],
@@ -116,8 +119,18 @@ export const cellTable = (rows: Row[]) =>
       `${row.challenges} of ${row.requests}`,
       row.sent.startsWith('Digest') ? (row.usedNextnonce ? 'used' : 'not used') : '—',
       row.passed ? 'pass' : `**fail**: ${row.cause}`,
-    ]),
+    ];
+    const previous = lines.at(-1);
+    const twin =
+      previous?.[4] === 'ASCII' && row.user === 'UTF-8' && previous.every((cell, i) => i === 4 || cell === line[i]);
+    if (previous && twin) previous[4] = 'both';
+    else lines.push(line);
+  }
+  return markdownTable(
+    ['client', 'version', 'scheme asked', 'mode', 'user', 'sent', 'GET', 'POST', '401 legs', 'nextnonce', 'result'],
+    lines,
   );
+};
 
 /** Per challenge: how many clients authenticate challenge-driven with every scheme they support. */
 export const offerTable = (offers: { label: string; isDefault: boolean; rows: Row[] }[], clients: string[]) =>

@@ -23,6 +23,14 @@ describe('GET /api/docs without credentials', () => {
     expect(html).not.toMatch(/<script>(?!<\/script>)/);
   });
 
+  it('sends /api/docs/ (which API Gateway routes here too) to /api/docs, where its relative links resolve', async () => {
+    const response = await fetch(`${api.baseUrl}/api/docs/`, { redirect: 'manual' });
+    expect(response.status).toBe(301);
+    const target = new URL(response.headers.get('location') as string, `${api.baseUrl}/api/docs/`);
+    expect(target.href).toBe(`${api.baseUrl}/api/docs`);
+    expect((await fetch(`${api.baseUrl}/api/docs/`)).status).toBe(200);
+  });
+
   it.each([
     ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
     ['swagger-ui.css', 'text/css; charset=utf-8'],

@@ -8,6 +8,7 @@ import { sourceTag } from '../../shared/auth/client-address';
 import { accountKey } from '../../shared/store/auth/account-items';
 import { createTestTables } from '../support/dynamodb';
 import { type ServerProcess, startServerProcess } from '../support/server-process';
+import { forwardTo } from '../support/throttling-proxy';
 
 /**
  * Issue 38's guessing limit under concurrency, as Lambda runs it: three `npm start` processes (three
@@ -44,21 +45,7 @@ const startHoldingProxy = async (target: string) => {
       arrived();
       await released;
     }
-    const forwarded = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: incoming.url,
-        method: incoming.method,
-        headers: incoming.headers,
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.destroy());
-    forwarded.end(Buffer.concat(chunks));
+    forwardTo(upstream, incoming, Buffer.concat(chunks), outgoing);
   });
   await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
   return {

@@ -171,6 +171,42 @@ describe('npm start', () => {
     rmSync(folder, { recursive: true, force: true });
   }, 120_000);
 
+  it('refuses every write once its data folder is removed under it, saying so in one line naming the folder', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'books-removed-'));
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}/api/books`;
+    const run = start({ DATA_DIR: folder, PORT: String(port) });
+    await run.waitFor('listening on');
+    let writes = 0;
+    const write = (method: string, path = '', isbn = `removed-${++writes}`) =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: DEMO },
+        body:
+          method === 'DELETE' ? undefined : JSON.stringify({ title: 'T', author: 'A', isbn, publicationYear: 2001 }),
+      });
+    const kept = await write('POST');
+    expect(kept.status).toBe(201);
+    const { id } = (await kept.json()) as { id: number };
+
+    rmSync(folder, { recursive: true, force: true });
+    const line = `the data folder ${folder} or its database file dynoxide.db was removed while npm start ran`;
+    await run.waitFor(line, 5_000); // said at once, before any write asks
+    for (const [method, path] of [
+      ['POST', ''],
+      ['PUT', `/${id}`],
+      ['PATCH', `/${id}`],
+      ['DELETE', `/${id}`],
+      ['POST', ''],
+    ]) {
+      const refused = await write(method as string, path);
+      expect(refused.status, method).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('60');
+    }
+    expect(run.output().split(line).length - 1).toBe(1);
+    expect(await stop(run)).toContain('Stopped.');
+  }, 120_000);
+
   it('refuses a DYNAMODB_PORT that another program holds, naming it, and uses nothing there', async () => {
     const blocker = createServer((socket) => socket.destroy());
     await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));

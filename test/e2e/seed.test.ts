@@ -75,6 +75,17 @@ describe('npm run seed', () => {
     expect(help).toContain('--allow-insecure-http');
   }, 60_000);
 
+  it('names the mistake when --url is the API’s /api/books rather than its base URL, and sends nothing', async () => {
+    for (const suffix of ['/api/books', '/api/books/', '/api']) {
+      const given = await run(['--url', `${api.baseUrl}${suffix}`, '--count', '1']);
+      expect(given.code).toBe(2);
+      expect(given.stderr).toContain(
+        `ends in ${suffix.replace(/\/$/, '')}: give the base URL, what comes before /api/books`,
+      );
+      expect(given.stderr).toContain(`(${api.baseUrl})`);
+    }
+  }, 60_000);
+
   it('refuses to send the password over plain http:// to a host that is not this machine', async () => {
     const refused = await run(['--url', 'http://example.test/prod', '--count', '1']);
     expect(refused.code).toBe(2);

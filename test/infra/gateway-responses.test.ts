@@ -39,6 +39,7 @@ const documentedResponse = (status: string) => {
 interface GatewayResponse {
   ResponseType: string;
   StatusCode?: string;
+  ResponseParameters?: Record<string, string>;
   ResponseTemplates?: Record<string, string>;
 }
 
@@ -63,6 +64,7 @@ describe('gateway responses answer what the OpenAPI document promises', () => {
   it('are the ones the stack configures', () => {
     expect(gatewayResponses.map((response) => response.ResponseType).sort()).toEqual([
       'ACCESS_DENIED',
+      'AUTHORIZER_FAILURE',
       'DEFAULT_4XX',
       'DEFAULT_5XX',
       'INTEGRATION_TIMEOUT',
@@ -105,6 +107,16 @@ describe('gateway responses answer what the OpenAPI document promises', () => {
     expect(JSON.parse(timeout?.ResponseTemplates?.['application/json'] ?? '')).toEqual({
       status: 504,
       message: 'The service did not answer in time',
+    });
+  });
+
+  it('an authorizer that throws (its account store throttled) answers 503 with Retry-After, never 500', () => {
+    const failure = gatewayResponses.find((response) => response.ResponseType === 'AUTHORIZER_FAILURE');
+    expect(failure?.StatusCode).toBe('503');
+    expect(failure?.ResponseParameters?.['gatewayresponse.header.Retry-After']).toBe("'1'");
+    expect(JSON.parse(failure?.ResponseTemplates?.['application/json'] ?? '')).toEqual({
+      status: 503,
+      message: 'Credentials cannot be checked at this moment; try again',
     });
   });
 

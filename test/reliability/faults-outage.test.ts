@@ -10,6 +10,7 @@ import { type LocalDatabase, startLocalDatabase } from '../../local/dynoxide';
 import { freePort } from '../../local/ports';
 import { createLocalServer } from '../../local/server';
 import { ensureTables } from '../../local/tables';
+import { AUTHENTICATION_UNAVAILABLE_MESSAGE } from '../../shared/http/responses';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import {
   createDocumentClient,
@@ -25,6 +26,7 @@ import { captureLogs } from '../support/log-capture';
  * fixed port) so it can stop and restart it without touching the run's shared one.
  */
 const GENERIC_500 = { timestamp: expect.any(String), status: 500, message: 'An unexpected error occurred' };
+const AUTHENTICATION_UNAVAILABLE = { status: 503, message: AUTHENTICATION_UNAVAILABLE_MESSAGE };
 const names = { books: 'books', auth: 'auth' };
 const dataDir = mkdtempSync(join(tmpdir(), 'books-outage-'));
 let port: number;
@@ -67,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('Dynoxide stopped while the server runs', () => {
-  it('answers the generic 500 in bounded time while it is down, and serves the data again once it is back', async () => {
+  it('answers in bounded time while it is down (a handler: the generic 500; the authorizer: 503 with Retry-After), and serves the data again once it is back', async () => {
     const api = await listen(false);
     const publicApi = await listen(true); // GETs skip the authorizer, so the handler meets the outage itself
     const book = { title: 'Outage', author: 'Ops', isbn: 'outage-1', publicationYear: 2020 };
@@ -85,8 +87,14 @@ describe('Dynoxide stopped while the server runs', () => {
     ] as const) {
       const started = performance.now();
       const response = await client.call(method, path, body);
-      expect(response.status, `${method} ${path}`).toBe(500);
-      expect(response.json).toEqual(GENERIC_500);
+      if (client === publicApi) {
+        expect(response.status, `${method} ${path}`).toBe(500);
+        expect(response.json).toEqual(GENERIC_500);
+      } else {
+        expect(response.status, `${method} ${path}`).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('1');
+        expect(response.json).toMatchObject(AUTHENTICATION_UNAVAILABLE);
+      }
       expect(performance.now() - started).toBeLessThan(bound);
     }
     // Each handler failure is logged once, with its request id (the authorizer's failures are the

@@ -6,6 +6,7 @@ import {
   failures,
   formatSummary,
   type LoadSummary,
+  leftBooksLine,
   listIds,
   parseLoadOptions,
   runLoad,
@@ -48,7 +49,6 @@ describe('npm run load', () => {
 describe('npm run load, step by step', () => {
   it('parses options: defaults, limits, --help, and only loopback targets', () => {
     expect(parseLoadOptions([])).toEqual({
-      user: 'demo:demo',
       requests: 6_000,
       connections: 16,
       timeLimitSeconds: 120,
@@ -65,6 +65,39 @@ describe('npm run load, step by step', () => {
     expect(parseLoadOptions(['--url', 'http://127.0.0.2:3000'])).toMatchObject({ url: 'http://127.0.0.2:3000' });
     expect(parseLoadOptions(['--help'])).toBeUndefined();
   });
+
+  it('takes a user name alone: a password on the command line is refused, naming where it goes', () => {
+    expect(() => parseLoadOptions(['--url', 'http://127.0.0.1:3000', '--user', 'ann:secret'])).toThrow(
+      '--user takes a name alone; the password comes from LOAD_PASSWORD, stdin or a prompt',
+    );
+    expect(() => parseLoadOptions(['--user', 'ann'])).toThrow('--user goes with --url');
+    expect(parseLoadOptions(['--url', 'http://127.0.0.1:3000', '--user', 'ann'])).toMatchObject({ user: 'ann' });
+  });
+
+  it('reads --user’s password from LOAD_PASSWORD, and says it leaves its books on a server it did not start', async () => {
+    const options = parseLoadOptions(['--url', 'http://127.0.0.1:3000/', '--user', 'ann']);
+    const saved = process.env.LOAD_PASSWORD;
+    process.env.LOAD_PASSWORD = 'pass:word';
+    try {
+      const target = await setUpTarget(options as NonNullable<typeof options>);
+      expect(target.authorization).toBe(`Basic ${Buffer.from('ann:pass:word').toString('base64')}`);
+      const summary = { created: 30, deleted: 12 } as LoadSummary;
+      expect(leftBooksLine(target, summary)).toBe(
+        'Left 18 books this load created at http://127.0.0.1:3000 (titles "Load …", "Patched …" or "Replaced …"; ISBNs load-…).',
+      );
+      expect(leftBooksLine({ ...target, leavesBooks: undefined }, summary)).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.LOAD_PASSWORD;
+      else process.env.LOAD_PASSWORD = saved;
+    }
+  });
+
+  it('says in --help what it leaves behind and where the password comes from', async () => {
+    const help = (await load(['--help'])).stdout;
+    expect(help).toContain('leaves there the books it created and did not\ndelete');
+    expect(help).toContain('LOAD_PASSWORD, else from stdin when it is piped, else from a prompt');
+    expect(help).not.toContain('name:pass');
+  }, 60_000);
 
   it('reads at most 200 MB of the list it checks: a larger declared answer is refused unread', async () => {
     const hostile = await startHostileServer((_request, response) => {

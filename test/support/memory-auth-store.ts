@@ -64,8 +64,9 @@ export class MemoryUserStore implements UserStore, AccountStore {
   }
   /** The DynamoDB adapter's conditions and updates (shared/store/auth/dynamodb-account-store.ts), on the map. */
   async admit(username: string, read: Account, change: AttemptChange) {
-    const isUser = this.users.has(username);
-    if (isUser !== (read.user !== undefined)) return false;
+    if (change.outcome === 'failure') {
+      if (this.users.has(username) !== (read.user !== undefined)) return false;
+    } else if (this.users.get(username)?.ha1['SHA-256'] !== change.ha1Sha256) return false;
     const current = this.stored.get(username);
     const run = current?.runs[change.source];
     const seen = change.seenRun;

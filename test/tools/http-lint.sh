@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: npm run test:http-lint
-# Starts the local server (npm start's code, a fresh DynamoDB Local in a temporary folder, one user
+# Starts the local server (npm start's code, a fresh Dynoxide in a temporary folder, one user
 # with a random password, PUBLIC_READS=true) on a free port, runs httplint on the raw response of
 # every status the API answers and REDbot on the public reads (both pinned, from PyPI, in .tools/;
 # test/tools/http-lint.ts). Any warning but the Keep-Alive field Node adds fails.

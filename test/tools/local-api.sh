@@ -1,5 +1,5 @@
 # Sourced by the outside tools' scripts (schemathesis.sh, http-lint.sh): `start_local_api USER [VAR=value ...]`
-# starts npm start's server (local/main.ts) on a free port with a fresh DynamoDB Local in a temporary
+# starts npm start's server (local/main.ts) on a free port with a fresh Dynoxide in a temporary
 # folder and USER with a random password, waits until it listens, and stops it on exit. It sets
 # `port`, `password` and `log`; extra VAR=value pairs go to the server's environment.
 start_local_api() {

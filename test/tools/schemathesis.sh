@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: npm run test:schemathesis [-- extra schemathesis options]
-# Starts the local server (npm start's code, a fresh DynamoDB Local in a temporary folder, one user
+# Starts the local server (npm start's code, a fresh Dynoxide in a temporary folder, one user
 # with a random password) on a free port, then runs schemathesis against the OpenAPI document it
 # serves, with Basic credentials, every check (`unsupported_method` included: a known path's other
 # methods get 405 with Allow), a fixed seed and a bounded number of examples. Any failure fails.

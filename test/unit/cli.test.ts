@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { integerOption, parseCommandLine, UsageError } from '../../tools/cli';
+import { integerOption, parseCommandLine, stackFrames, UsageError } from '../../tools/cli';
 
 const spec = (args: string[]) => ({
   command: 'npm run example --',
@@ -41,5 +41,17 @@ describe('the tools’ command line', () => {
     }
     expect(() => integerOption('runs', '-1', 7)).toThrow('--runs must be a positive integer');
     expect(() => integerOption('runs', '1e3', 7)).toThrow(UsageError);
+  });
+});
+
+describe('DEBUG’s stack', () => {
+  it('prints the frames only, escaped: never the message a server wrote, nor its escape sequences', () => {
+    const error = new Error('server said \u001b]0;owned\u0007\nerror: fake line');
+    const printed = stackFrames(error);
+    expect(printed).toMatch(/^\s+at /);
+    expect(printed).not.toContain('server said');
+    expect(printed).not.toContain('fake line');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for the raw control characters.
+    expect(printed).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
   });
 });

@@ -167,6 +167,7 @@ describe('GuessingLimit on a record other containers keep changing', () => {
   /** A store whose record another container changes before each of this one's first `races` writes. */
   const contested = (races: number) => {
     const store = new MemoryUserStore();
+    store.users.set('alice', userRecord('alice', 'right', REALM));
     let raced = 0;
     const writes: FailureRecord[] = [];
     const expiries: number[] = [];
@@ -227,7 +228,9 @@ describe('GuessingLimit on a record other containers keep changing', () => {
     const run = { consecutive: 2, lastFailureAt: T0, bucketAt: T0, version: 2 };
     never.failures.set('alice', run);
     attempts = 0;
-    expect(await limit.succeeded('alice', { failures: never.stored.get('alice') })).toBe(false);
+    const user = userRecord('alice', 'right', REALM);
+    never.users.set('alice', user);
+    expect(await limit.succeeded('alice', { user, failures: never.stored.get('alice') })).toBe(false);
     expect(attempts).toBe(12);
   });
 

@@ -111,6 +111,8 @@ describe('npm start, step by step', () => {
     [{ NONCE_LIFETIME_SECONDS: 'abc' }, 'NONCE_LIFETIME_SECONDS "abc" is not valid: expected a positive whole number'],
     [{ CORS_ALLOWED_ORIGINS: 'https://a.example/' }, 'CORS_ALLOWED_ORIGINS "https://a.example/" is not valid'],
     [{ REQUIRE_IF_MATCH: 'yes' }, 'REQUIRE_IF_MATCH "yes" is not valid'],
+    [{ POWERTOOLS_LOG_LEVEL: 'LOUD' }, 'POWERTOOLS_LOG_LEVEL "LOUD" is not valid: expected TRACE, DEBUG, INFO'],
+    [{ POWERTOOLS_METRICS_DISABLED: 'maybe' }, 'POWERTOOLS_METRICS_DISABLED "maybe" is not valid'],
     [{ LOCAL_USERS: 'demo:' }, 'LOCAL_USERS entry for "demo" has an empty password'],
     [{ LOCAL_USERS: 'demo:demo;ann:x' }, 'separate pairs with commas'],
     [
@@ -129,6 +131,14 @@ describe('npm start, step by step', () => {
   ])('refuses %o before starting anything', (env, message) => {
     expect(() => parseLocalOptions([], env)).toThrow(LocalStartError);
     expect(() => parseLocalOptions([], env)).toThrow(message);
+  });
+
+  it("takes Powertools' log levels and flags in any case, as Powertools does", () => {
+    const options = parseLocalOptions([], { POWERTOOLS_LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'FALSE' });
+    expect(options?.functionEnvironment).toMatchObject({
+      POWERTOOLS_LOG_LEVEL: 'debug',
+      POWERTOOLS_METRICS_DISABLED: 'FALSE',
+    });
   });
 
   it('gives each user of LOCAL_ROLES its role, the others admin, whatever the spaces', () => {

@@ -23,21 +23,23 @@ import type { HttpClient, HttpRequest } from '../../tools/verify-deployment/type
 /** What the tools that call a server (seed, load, verify:deployment) hold against it (issue 38, item 5). */
 
 describe('plain http:// is for this machine only', () => {
-  it.each([
-    '127.0.0.1',
-    '127.0.0.2',
-    '127.255.0.9',
-    'localhost',
-    'api.localhost',
-    '[::1]',
-    '::1',
-    '[::ffff:127.0.0.1]',
-  ])('%s is loopback', (host) => expect(isLoopback(host)).toBe(true));
-
-  it.each(['example.test', '10.0.0.1', '192.0.2.7', '128.0.0.1', '[::2]', 'localhost.example', '0.0.0.0', ''])(
-    '%s is not loopback',
-    (host) => expect(isLoopback(host)).toBe(false),
+  it.each(['127.0.0.1', '127.0.0.2', '127.255.0.9', 'localhost', 'LocalHost', '[::1]', '::1', '[::ffff:127.0.0.1]'])(
+    '%s is loopback',
+    (host) => expect(isLoopback(host)).toBe(true),
   );
+
+  it.each([
+    'example.test',
+    '10.0.0.1',
+    '192.0.2.7',
+    '128.0.0.1',
+    '[::2]',
+    'localhost.example',
+    'api.localhost',
+    'evil.localhost',
+    '0.0.0.0',
+    '',
+  ])('%s is not loopback', (host) => expect(isLoopback(host)).toBe(false));
 
   it('refuses http:// to another host unless the user allows it, and never minds https://', () => {
     expect(() => checkTransport(new URL('http://example.test/prod'), false)).toThrow(UsageError);

@@ -1,6 +1,7 @@
+import { refuseApiPath } from '../base-url';
 import { parseCommandLine, UsageError } from '../cli';
 import { findLocalApi } from '../local-api-address';
-import { promptHidden, readPassword } from '../prompt';
+import { promptHidden, readToolPassword } from '../prompt';
 import { ALLOW_INSECURE_HTTP, ANSWER_LIMIT_BYTES, checkTransport, WHOLE_LIST_LIMIT_BYTES } from '../untrusted-server';
 import type { VerifyOptions } from './types';
 
@@ -70,12 +71,8 @@ export const parseBaseUrl = (text: string, allowInsecureHttp = false): string =>
   if (url.username || url.password)
     throw new UsageError('credentials do not belong in the URL: use --user and VERIFY_PASSWORD');
   checkTransport(url, allowInsecureHttp);
-  const path = url.pathname.replace(/\/+$/, '');
-  if (/\/api(\/books)?$/.test(path))
-    throw new UsageError(
-      `"${text}" ends in ${path.match(/\/api(\/books)?$/)?.[0]}: give the base URL, what comes before /api/books`,
-    );
-  return `${url.origin}${path}`;
+  refuseApiPath(url, 'the URL');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 };
 
 /** An origin as a browser sends it in `Origin`: http(s), host, optional port, nothing after. */
@@ -128,10 +125,6 @@ export const readReaderPassword = async (username: string): Promise<string> => {
   throw new UsageError(`--reader needs ${READER_PASSWORD_VARIABLE}, or a terminal to ask for the password`);
 };
 
-/** The password: the environment variable, else piped stdin, else a prompt that does not echo. */
-export const readVerifyPassword = async (username: string): Promise<string> => {
-  const fromEnvironment = process.env[PASSWORD_VARIABLE];
-  if (fromEnvironment) return fromEnvironment;
-  if (process.stdin.isTTY) return promptHidden(`Password for ${username}: `);
-  return readPassword();
-};
+/** The password: VERIFY_PASSWORD, else piped stdin, else a prompt that does not echo. */
+export const readVerifyPassword = (username: string): Promise<string> =>
+  readToolPassword(process.env[PASSWORD_VARIABLE], username);

@@ -32,6 +32,8 @@ export interface AccountItem {
   ha1Sha256?: string;
   /** The user's role; none is DEFAULT_ROLE (shared/auth/roles.ts). */
   role?: string;
+  /** A generated machine secret (StoredUser.machine). */
+  machine?: boolean;
   /** Runs by client source tag: [consecutive failures, epoch ms of the last]. */
   failRuns?: Record<string, [number, number]>;
   /** The strangers' bucket (docs/security.md, "Online guessing"). */
@@ -41,8 +43,6 @@ export interface AccountItem {
   /** Sources that signed in, by tag: epoch ms of the last success from each. */
   signedIn?: Record<string, number>;
   failVersion?: number;
-  /** The write that produced this version, to recognise one's own write after a lost answer. */
-  failWriter?: string;
   /** When a user's failure record no longer changes any answer (informational: a user never expires). */
   failForgottenAt?: number;
   expiresAt?: number;
@@ -71,7 +71,7 @@ export const decoyAttributes = () => ({
 export const DECOYS = ['decoyName', 'decoyRealm', 'decoyHa1Md5', 'decoyHa1Sha256'] as const;
 
 export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>> &
-  Pick<AccountItem, 'role'>;
+  Pick<AccountItem, 'role' | 'machine'>;
 
 /** A stored role that names none of the roles (written by hand) grants the least, never the default. */
 const storedRole = (role: string | undefined): Role | undefined =>
@@ -87,6 +87,7 @@ export const toUser = (item: UserItem): StoredUser => {
     realm: item.realm,
     ha1: { MD5: item.ha1Md5, 'SHA-256': item.ha1Sha256 },
     ...(role && { role }),
+    ...(item.machine === true && { machine: true }),
   };
 };
 
@@ -97,6 +98,7 @@ export const toUserItem = (user: StoredUser): UserItem => ({
   ha1Md5: user.ha1.MD5,
   ha1Sha256: user.ha1['SHA-256'],
   ...(user.role && { role: user.role }),
+  ...(user.machine === true && { machine: true }),
 });
 
 export const toFailures = (item: AccountItem | undefined): AccountFailures | undefined =>
