@@ -71,7 +71,12 @@ describe('Authenticator', () => {
 
   it('accepts Basic, with a password containing ":"', async () => {
     const basic = `Basic ${Buffer.from('alice:pa:ss').toString('base64')}`;
-    expect(await auth.authenticate(request(basic))).toEqual({ ok: true, username: 'alice', scheme: 'basic', role: 'admin' });
+    expect(await auth.authenticate(request(basic))).toEqual({
+      ok: true,
+      username: 'alice',
+      scheme: 'basic',
+      role: 'admin',
+    });
   });
 
   it('answers an unknown user and a wrong password alike', async () => {
@@ -225,7 +230,12 @@ describe('Authenticator: offers, names and the next nonce', () => {
   it('accepts Basic with UTF-8 credentials', async () => {
     const { auth } = await setup();
     const basic = `Basic ${Buffer.from('jörg:pässwörd', 'utf8').toString('base64')}`;
-    expect(await auth.authenticate(request(basic))).toEqual({ ok: true, username: 'jörg', scheme: 'basic', role: 'admin' });
+    expect(await auth.authenticate(request(basic))).toEqual({
+      ok: true,
+      username: 'jörg',
+      scheme: 'basic',
+      role: 'admin',
+    });
   });
 
   it('reads username* (RFC 8187) and refuses it beside a plain username', async () => {
