@@ -149,7 +149,7 @@ const callsSection = (r: BenchResults) =>
   [
     '### DynamoDB round trips and consumed capacity per request',
     '',
-    'Counted on the wire by the metering proxy; creates averaged over 100 requests of one container. The units are the local engine’s accounting, which DynamoDB’s billing need not match. `npm run bench -- --round-trips` prints this table alone, with why each count is the minimum.',
+    'Counted on the wire by the metering proxy on warm containers (a book function container’s first request adds one `GetItem`, its schema check); creates averaged over 100 requests of one container. The units are the local engine’s accounting, which DynamoDB’s billing need not match. `npm run bench -- --round-trips` prints this table alone, with why each count is the minimum.',
     '',
     roundTripTable(r.routes),
     ...(r.coldAuthorizer

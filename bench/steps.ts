@@ -249,16 +249,18 @@ export const measureRoutes = async (
   for (const [n, scenario] of scenarios.entries()) {
     log(`[${n + 1}/${scenarios.length}] ${scenario.function} ${scenario.label}`);
     const creates = scenario.function === 'CreateBook' ? CREATES_METERED : 1;
-    const count = requests + warmup + creates;
+    // A second identical create or delete would be a 409 or 404: their first requests are the measure,
+    // on an instance warmed by one more of them (its schema check is once per container).
+    const repeatable = scenario.function !== 'CreateBook' && scenario.function !== 'DeleteBook';
+    const count = requests + warmup + creates + (repeatable ? 0 : 1);
     await scenario.prepare(count);
 
     const metered = await instance(scenario.function, meter.endpoint, `meter-${n}`);
     const probe = requests + warmup;
+    if (!repeatable) await invoke(metered, scenario, probe + creates);
     meter.take();
     for (let k = 0; k < creates; k++) await invoke(metered, scenario, probe + k);
     const first = meter.take();
-    // A second identical create or delete would be a 409 or 404: their first requests are the measure.
-    const repeatable = scenario.function !== 'CreateBook' && scenario.function !== 'DeleteBook';
     if (repeatable) await invoke(metered, scenario, probe);
     const warm = repeatable ? meter.take() : first;
     const calls = summarize(warm, creates);

@@ -112,16 +112,21 @@ describe('bench', () => {
       updatedAt: now,
     });
     const handler = await loadBundle(getBook.file, 'bench-test');
-    meter.take();
     const event = proxyEvent({
       method: 'GET',
       path: `/api/books/${book.id}`,
     });
-    const result = (await handler(event, lambdaContext('GetBook', 'r1'))) as { statusCode: number };
-    expect(result.statusCode).toBe(200);
-    const calls = summarize(meter.take());
-    expect(calls).toMatchObject({ roundTrips: 1, operations: 'GetItem', writes: 0 });
-    expect(calls.reads).toBeGreaterThan(0);
+    const read = async (requestId: string) => {
+      meter.take();
+      const result = (await handler(event, lambdaContext('GetBook', requestId))) as { statusCode: number };
+      expect(result.statusCode).toBe(200);
+      return summarize(meter.take());
+    };
+    // A new container reads the table's schemaVersion once, before the book; a warm one reads the book only.
+    expect(await read('cold')).toMatchObject({ roundTrips: 2, operations: 'GetItem ×2', writes: 0 });
+    const warm = await read('warm');
+    expect(warm).toMatchObject({ roundTrips: 1, operations: 'GetItem', writes: 0 });
+    expect(warm.reads).toBeGreaterThan(0);
   });
 
   it('grows a table and measures every list query at each size through the list bundle', async () => {
