@@ -204,7 +204,11 @@ describe('roles beyond the statuses', () => {
 
   it('`users` adds a reader, changes a role in the running service’s database, and lists roles', async () => {
     const users = (...args: string[]) =>
-      runTool('users', [...args, '--endpoint', tables.endpoint, '--table', tables.names.auth], 'ivy-pass-of-twenty-chars');
+      runTool(
+        'users',
+        [...args, '--endpoint', tables.endpoint, '--table', tables.names.auth],
+        'ivy-pass-of-twenty-chars',
+      );
     const added = await users('add', 'ivy', '--role', 'reader');
     expect(added.code, added.stderr).toBe(0);
     const ivy = { username: 'ivy', password: 'ivy-pass-of-twenty-chars' };
