@@ -88,6 +88,7 @@ const jsonLines = () =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 const statuses: Record<string, number> = {};
+let authorizerFailureRetryAfter: string | null = null;
 
 beforeAll(async () => {
   api = await startLocalApi({
@@ -112,9 +113,12 @@ beforeAll(async () => {
   // An unhandled failure in a handler: its table is gone.
   await api.tables.client.send(new DeleteTableCommand({ TableName: api.tables.names.books }));
   statuses.handlerFailure = (await call('/api/books/1', { authorization: basic(USER, PASSWORD) })).status;
-  // And in the authorizer, with valid credentials: the user table is gone.
+  // And in the authorizer, with valid credentials: the user table is gone. The gateway's
+  // AUTHORIZER_FAILURE response makes that a 503 with a time to try again, not a 500.
   await api.tables.client.send(new DeleteTableCommand({ TableName: api.tables.names.auth }));
-  statuses.authorizerFailure = (await call('/api/books', { authorization: basic(USER, PASSWORD) })).status;
+  const authorizerFailure = await call('/api/books', { authorization: basic(USER, PASSWORD) });
+  statuses.authorizerFailure = authorizerFailure.status;
+  authorizerFailureRetryAfter = authorizerFailure.headers.get('retry-after');
   for (const undo of restore) undo();
 }, 60_000);
 
@@ -132,8 +136,9 @@ describe('logs and metrics of real requests', () => {
       bareToken: 401,
       notFound: 404,
       handlerFailure: 500,
-      authorizerFailure: 500,
+      authorizerFailure: 503,
     });
+    expect(authorizerFailureRetryAfter).toBe('1');
   });
 
   it('writes one access line per handled request: request id, route, method, status, latency, user', () => {

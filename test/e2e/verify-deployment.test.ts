@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { userRecord } from '../../admin/user-records';
 import { apiUrlFile } from '../../local/endpoint-file';
 import { DynamoAccountStore } from '../../shared/store/auth/dynamodb-account-store';
@@ -52,14 +52,16 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 /**
- * What `npm run users -- unlock demo` does. A run interrupted after its wrong-password check (the
- * SIGINT test above) leaves that failure counted, with no right password after it to end the run:
- * the tests that count failures start from none, as an operator would after the unlock the
- * refusal names.
+ * What `npm run users -- unlock demo` does, before every test: each run's wrong-password check spends
+ * a failure of the known source's hourly budget, which no right password gives back, so the file's
+ * runs together would lock demo, as the guessing limit means them to.
  */
 const unlockDemo = () => new DynamoAccountStore(api.tables.documentClient, api.tables.names.auth).clearFailures('demo');
 const failuresOfDemo = async () =>
   (await new DynamoAccountStore(api.tables.documentClient, api.tables.names.auth).account('demo', true)).failures;
+beforeEach(async () => {
+  await unlockDemo();
+});
 
 const verify = (baseUrl: string, args: string[] = []) =>
   startTool('verify-deployment', [baseUrl, ...args], { env: { VERIFY_PASSWORD: 'demo' } });
@@ -174,8 +176,6 @@ describe('npm run verify:deployment', () => {
     120_000,
   );
 
-  // Without the gateway responses' checks: the wrong-password check would be one more failed sign-in
-  // of the file's runs, past the lockout's five.
   it('fails naming the api-index check where /api is a blank 404, and still cleans up', async () => {
     const proxy = await startBreakingProxy(api.baseUrl, { fault: 'no-index' });
     const run = await verify(proxy.baseUrl, ['--skip-gateway-responses']).done;
@@ -260,7 +260,6 @@ describe('npm run verify:deployment', () => {
   }, 60_000);
 
   it('leaves no failure counted after a passing run: its wrong-password check is followed by right passwords', async () => {
-    await unlockDemo();
     const run = await verify(api.baseUrl, ['--skip-gateway-responses']).done;
     expect(run.code, output(run)).toBe(0);
     const failures = await failuresOfDemo();
@@ -269,7 +268,6 @@ describe('npm run verify:deployment', () => {
   }, 120_000);
 
   it('takes the password from stdin; a wrong one is reported once, as such, and repeated runs do not lock the user out', async () => {
-    await unlockDemo();
     for (let run = 1; run <= 4; run++) {
       const refused = await startTool('verify-deployment', [api.baseUrl], {
         stdin: 'not-the-password\n',
@@ -310,7 +308,6 @@ describe('npm run verify:deployment', () => {
   }, 60_000);
 
   it('without a base URL checks the npm start whose address file is in DATA_DIR, and calls a stale one stale', async () => {
-    await unlockDemo();
     const dataDir = mkdtempSync(join(tmpdir(), 'verify-data-'));
     try {
       writeFileSync(apiUrlFile(dataDir), `${api.baseUrl}\n`);
