@@ -6,6 +6,7 @@ import { runningFunction } from '../../shared/store/call-log';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
 
 let client: DynamoDBDocumentClient | undefined;
+let booksTableName: string | undefined;
 const services = new Map<string | undefined, BookService>();
 
 /**
@@ -26,7 +27,9 @@ export const bookService = (): BookService => {
   const fn = runningFunction();
   let service = services.get(fn);
   if (!service) {
-    service = new BookService(new DynamoBookStore(booksDocumentClient(), readSetting('booksTableName')));
+    // The table, like the client, is the container's: read once, so every function's store agrees.
+    booksTableName ??= readSetting('booksTableName');
+    service = new BookService(new DynamoBookStore(booksDocumentClient(), booksTableName));
     services.set(fn, service);
   }
   return service;

@@ -364,7 +364,9 @@ describe('contention on Dynoxide', () => {
       Array.from({ length: 128 }, (_, i) => ({ title: `Race ${i}` })),
     );
     expectOnlySuccessOrBusy(answers);
-    const final = (await client.call('GET', `/api/books/${id}`)).json;
+    const read = await client.call('GET', `/api/books/${id}`);
+    expect(read.status, JSON.stringify(read.json)).toBe(200);
+    const final = read.json;
     expect(answers.filter((a) => a.status === 200).map((a) => a.body.title)).toContain(final.title);
     console.log(
       `128 title PATCHes: ${answers.filter((a) => a.status === 200).length} × 200, ${answers.filter((a) => a.status === 503).length} × 503`,
@@ -385,7 +387,9 @@ describe('contention on Dynoxide', () => {
       Array.from({ length: 64 }, (_, i) => ({ isbn: `hostile-move-${i}` })),
     );
     expectOnlySuccessOrBusy(answers);
-    const final = (await client.call('GET', `/api/books/${id}`)).json;
+    const read = await client.call('GET', `/api/books/${id}`);
+    expect(read.status, JSON.stringify(read.json)).toBe(200);
+    const final = read.json;
     expect(answers.filter((a) => a.status === 200).map((a) => a.body.isbn)).toContain(final.isbn);
     expect((await checkBooksTable(api.tables.documentClient, api.tables.names.books)).violations).toEqual([]);
     console.log(
