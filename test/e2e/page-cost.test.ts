@@ -145,7 +145,9 @@ describe('a page of 20 filtered by author, or by author and year', () => {
       expect(byAuthorAndYear.ids).toStrictEqual(matching('Grace Hopper', 1960));
       expect(byYear.ids).toStrictEqual(matching(undefined, 1970));
       expect(byAuthor.callsPerPage.length).toBeGreaterThanOrEqual(10);
-      expect(Math.max(...byAuthor.callsPerPage, ...byAuthorAndYear.callsPerPage)).toBeLessThanOrEqual(2);
+      // The list function's first request (its container's first) adds the one schema check.
+      expect(byAuthor.callsPerPage[0]).toBe(3);
+      expect(Math.max(...byAuthor.callsPerPage.slice(1), ...byAuthorAndYear.callsPerPage)).toBeLessThanOrEqual(2);
       // Sixteen year keys, each asked for its share of the page: one Query each, a few read on.
       expect(Math.min(...byYear.callsPerPage)).toBeGreaterThanOrEqual(16);
       expect(Math.max(...byYear.callsPerPage)).toBeLessThanOrEqual(32);
@@ -153,7 +155,7 @@ describe('a page of 20 filtered by author, or by author and year', () => {
       await server.stop();
     }
 
-    // A server that has read nothing reads the id-blocks item once, for the mark that every book has its author keys.
+    // A server that has read nothing reads the id-blocks item once, for the table's schemaVersion.
     const fresh = await startServerProcess(meter.endpoint, tables.names);
     try {
       const first = await walkPages(fresh, tables, '&author=edsger%20dijkstra&year=1980');
