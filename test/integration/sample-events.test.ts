@@ -27,7 +27,7 @@ const load = (file: string) => JSON.parse(readFileSync(`events/${file}`, 'utf8')
 type Handler = (event: unknown, context: unknown) => Promise<Record<string, unknown>>;
 /** A streaming handler (the list) is invoked as API Gateway invokes it, its body collected. */
 const handlerOf = async (entry: string): Promise<Handler> =>
-  bufferedHandler((await import(`../../${entry}`)).handler) as unknown as Handler;
+  bufferedHandler((await import(/* @vite-ignore */ `../../${entry}`)).handler) as unknown as Handler;
 
 describe('sample events under events/', () => {
   beforeAll(async () => {
