@@ -1,10 +1,9 @@
 // @ts-check
 /**
- * Mutation testing of shared/ (`npm run test:mutation`, docs/testing.md). MUTATION_AREAS picks the
- * folders of shared/ to mutate (comma-separated; default all four); each set of areas keeps its own
- * reports and incremental file under reports/mutation/<areas>/, so a per-area run does not throw away
- * another area's results. While working on one file, narrow it further:
- *   MUTATION_AREAS=books npm run test:mutation -- --mutate shared/books/cursor.ts
+ * Mutation testing of shared/ and functions/ (`npm run test:mutation`, docs/testing.md). MUTATION_AREAS
+ * picks the areas (comma-separated; default all); each set keeps its own reports and incremental file
+ * under reports/mutation/<areas>/. MUTATION_CHANGED_LINES (set by tools/mutation.ts --changed) narrows
+ * the run to the lines changed since a base commit, one `path:start-end` entry per line range.
  */
 import { readFileSync } from 'node:fs';
 
@@ -18,7 +17,11 @@ const areas = (process.env.MUTATION_AREAS ?? AREAS.join(','))
 const unknown = areas.filter((area) => !AREAS.includes(area));
 if (unknown.length > 0)
   throw new Error(`MUTATION_AREAS: unknown area ${unknown.join(', ')}; known: ${AREAS.join(', ')}`);
-const reportDir = `reports/mutation/${areas.join('-')}`;
+const changedLines = process.env.MUTATION_CHANGED_LINES ? JSON.parse(process.env.MUTATION_CHANGED_LINES) : undefined;
+const reportDir = `reports/mutation/${changedLines ? 'changed' : areas.join('-')}`;
+/** Mirrors areaPath in tools/mutation-score.ts (this file is plain JavaScript, read by Stryker itself). */
+const areaGlob = (area) =>
+  area === 'functions' ? 'functions/**/*.ts' : area === 'config' ? 'shared/config.ts' : `shared/${area}/**/*.ts`;
 // vitest.stryker.config.ts, loaded in Stryker's test runner processes, reads the same choice.
 process.env.MUTATION_AREAS = areas.join(',');
 
@@ -30,14 +33,13 @@ export default {
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.stryker.json',
   coverageAnalysis: 'perTest',
-  // types.ts files hold declarations only: nothing a mutant could change at run time. The older
-  // layout's folder is deprecated (docs/upgrade.md); only the migration's test, too slow to run per
-  // mutant, reaches it, so its mutants would count as uncovered.
-  mutate: [...areas.map((area) => `shared/${area}/**/*.ts`), '!shared/**/types.ts'],
+  // types.ts files hold declarations only: nothing a mutant could change at run time.
+  mutate: changedLines ?? [...areas.map(areaGlob), '!shared/**/types.ts'],
   reporters: ['progress', 'clear-text', 'html', 'json'],
   htmlReporter: { fileName: `${reportDir}/index.html` },
   jsonReporter: { fileName: `${reportDir}/mutation.json` },
-  incremental: true,
+  // A changed-lines run is small and starts clean; a full one reuses what the last run found.
+  incremental: !changedLines,
   incrementalFile: `${reportDir}/incremental.json`,
   // The machines have two cores; more runners only queue behind each other.
   concurrency: 2,

@@ -6,8 +6,22 @@ export const MUTATION_GOALS: Record<string, number> = JSON.parse(
 );
 
 /** The part of Stryker's JSON report (mutation-testing-elements schema) the scores are made of. */
+/**
+ * Where an area's code lives: `functions` is the functions folder, `config` the one settings module,
+ * any other area a folder of shared/.
+ */
+export const areaPath = (area: string): string =>
+  area === 'functions' ? 'functions/' : area === 'config' ? 'shared/config.ts' : `shared/${area}/`;
+
 export interface MutationReport {
-  files: Record<string, { mutants: { status: string }[] }>;
+  files: Record<string, { mutants: ReportedMutant[] }>;
+}
+
+export interface ReportedMutant {
+  status: string;
+  mutatorName?: string;
+  replacement?: string;
+  location?: { start: { line: number; column: number } };
 }
 
 export interface AreaScore {
@@ -23,7 +37,7 @@ const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 
 /**
- * The score of each area (a folder of shared/) in a report. Stryker can break a run on its overall
+ * The score of each area in a report. Stryker can break a run on its overall
  * score only, so an area below its goal would pass hidden behind a stronger one.
  */
 export const areaScores = (report: MutationReport, areas: readonly string[]): AreaScore[] =>
@@ -31,7 +45,7 @@ export const areaScores = (report: MutationReport, areas: readonly string[]): Ar
     let detected = 0;
     let undetected = 0;
     for (const [path, file] of Object.entries(report.files)) {
-      if (!path.replaceAll('\\', '/').includes(`shared/${area}/`)) continue;
+      if (!path.replaceAll('\\', '/').includes(areaPath(area))) continue;
       for (const { status } of file.mutants) {
         if (DETECTED.has(status)) detected++;
         else if (UNDETECTED.has(status)) undetected++;

@@ -3,25 +3,33 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { areaScores, MUTATION_GOALS, type MutationReport } from './mutation-score';
+import { changedLinesSince, mutateEntries } from './changed-lines';
+import { areaPath, areaScores, MUTATION_GOALS, type MutationReport } from './mutation-score';
+import { survivorsOutsideEquivalents } from './mutation-survivors';
 
 const AREAS = Object.keys(MUTATION_GOALS);
 
-const HELP = `Usage: npm run test:mutation -- [area ...] [-- stryker options]
+const HELP = `Usage: npm run test:mutation -- [area ...] [--changed [--since REF]] [-- stryker options]
 
-Mutation testing of shared/ with Stryker: every small plausible bug Stryker can make in the chosen
-folders is run against the fast tests (vitest.stryker.config.ts); a mutant no test fails on
-"survives". Prints progress and the score per file, then each area's score against its goal
+Mutation testing of shared/ and functions/ with Stryker: every small plausible bug Stryker can make
+in the chosen areas is run against the fast tests (vitest.stryker.config.ts); a mutant no test fails
+on "survives". Prints progress and the score per file, then each area's score against its goal
 (mutation-goals.json; the run fails when one area falls short); writes an HTML and a JSON report
 and the incremental file (a rerun after a small change only tests what changed) to
 reports/mutation/<areas>/.
 
-Areas: ${AREAS.join(', ')} (folders of shared/; default: all four).
+With --changed, only the lines changed since REF (default: the last release's commit, release.json)
+in every area are mutated, and the run also fails on a surviving mutant that mutation-equivalents.json
+does not list with its reason. Reports go to reports/mutation/changed/.
+
+Areas: ${AREAS.join(', ')} (default: all).
 Stryker needs Node 22 or later; on an older Node this runs it on Node 24 fetched from the npm
 registry (package node-linux-<arch>), which the project's code also targets.
 
 Options:
-  --ci               areas auth and books, as CI runs them (the same as naming them)
+  --ci               what CI runs: --changed over every area
+  --changed          mutate only the lines changed since --since
+  --since REF        the base commit of --changed (default: release.json's commit)
   -h, --help         this text
   -- <options>       passed to "stryker run", e.g. --mutate shared/books/cursor.ts, --concurrency 1,
                      --force (ignore the incremental file)
@@ -30,6 +38,7 @@ Examples:
   npm run test:mutation
   npm run test:mutation -- books
   npm run test:mutation -- books -- --mutate shared/books/cursor.ts
+  npm run test:mutation -- --changed --since main
 `;
 
 /** The Node that runs Stryker when this one is too old: the Lambda runtime's major version. */
@@ -46,6 +55,8 @@ const main = async () => {
     args: terminator < 0 ? argv : argv.slice(0, terminator),
     options: {
       ci: { type: 'boolean', default: false },
+      changed: { type: 'boolean', default: false },
+      since: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -54,9 +65,19 @@ const main = async () => {
     console.log(HELP);
     return;
   }
-  const areas = values.ci ? ['auth', 'books'] : positionals.length > 0 ? positionals : [...AREAS];
+  const changed = values.ci || values.changed;
+  const areas = positionals.length > 0 ? positionals : [...AREAS];
   const unknown = areas.filter((area) => !AREAS.includes(area));
   if (unknown.length > 0) throw new UsageError(`unknown area ${unknown.join(', ')}; known: ${AREAS.join(', ')}`);
+  const env: NodeJS.ProcessEnv = { ...process.env, MUTATION_AREAS: areas.join(',') };
+  if (changed) {
+    const base = values.since ?? lastReleaseCommit();
+    const files = changedLinesSince(base, areas.map(areaPath));
+    const entries = mutateEntries(files);
+    console.error(`Mutating ${entries.length} changed line ranges in ${files.length} files since ${base}`);
+    if (entries.length === 0) return;
+    env.MUTATION_CHANGED_LINES = JSON.stringify(entries);
+  }
 
   const corePackage = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
   const stryker = join(dirname(corePackage), 'bin', 'stryker.js');
@@ -79,23 +100,32 @@ const main = async () => {
           ...runStryker,
         ],
       ];
-  console.error(`Mutating shared/{${areas.join(',')}}; reports in reports/mutation/${areas.join('-')}/`);
-  const child = spawn(command, args, {
-    stdio: 'inherit',
-    env: { ...process.env, MUTATION_AREAS: areas.join(',') },
-  });
+  const reportDir = `reports/mutation/${changed ? 'changed' : areas.join('-')}`;
+  console.error(`Mutating ${areas.join(', ')}; reports in ${reportDir}/`);
+  const child = spawn(command, args, { stdio: 'inherit', env });
   const strykerExit = await new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
-  process.exitCode = strykerExit === 0 && areasMeetTheirGoals(areas) ? 0 : strykerExit || 1;
+  const report = readReport(`${reportDir}/mutation.json`);
+  const passed = strykerExit === 0 && report !== undefined && areasMeetTheirGoals(report, areas);
+  const unexplained = changed && report ? survivorsOutsideEquivalents(report) : [];
+  for (const survivor of unexplained) console.log(`survivor not listed in mutation-equivalents.json: ${survivor}`);
+  process.exitCode = passed && unexplained.length === 0 ? 0 : strykerExit || 1;
+};
+
+/** The last release's commit, recorded when it was cut (release.json). */
+const lastReleaseCommit = (): string => {
+  const { commit } = JSON.parse(readFileSync('release.json', 'utf8')) as { commit: string };
+  return commit;
+};
+
+const readReport = (path: string): MutationReport | undefined => {
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as MutationReport;
+  console.error(`test:mutation: no report at ${path}`);
+  return undefined;
 };
 
 /** Prints each area's score against its goal; false when one falls short. */
-const areasMeetTheirGoals = (areas: string[]): boolean => {
-  const report = `reports/mutation/${areas.join('-')}/mutation.json`;
-  if (!existsSync(report)) {
-    console.error(`test:mutation: no report at ${report}`);
-    return false;
-  }
-  const scores = areaScores(JSON.parse(readFileSync(report, 'utf8')) as MutationReport, areas);
+const areasMeetTheirGoals = (report: MutationReport, areas: string[]): boolean => {
+  const scores = areaScores(report, areas);
   for (const { area, goal, score, detected, undetected } of scores) {
     const verdict = score >= goal ? 'meets' : 'BELOW';
     console.log(

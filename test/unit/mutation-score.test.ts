@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { areaScores, MUTATION_GOALS } from '../../tools/mutation-score';
-import { STORE_TESTS } from '../../vitest.stryker.config';
+import { FUNCTION_TESTS, STORE_TESTS } from '../../vitest.stryker.config';
 import { PROJECT_ROOT } from '../support/source-files';
 
 const mutants = (...statuses: string[]) => ({ mutants: statuses.map((status) => ({ status })) });
@@ -25,7 +25,20 @@ describe("each area's mutation score, held to its own goal", () => {
 
   it('takes each goal from mutation-goals.json', () => {
     expect(areaScores(report, ['auth'])[0]?.goal).toBe(MUTATION_GOALS.auth);
-    expect(MUTATION_GOALS).toEqual({ books: 85, auth: 85, http: 75, store: 75 });
+    // Goals only rise: each was set from a measured score, a few points below it.
+    expect(MUTATION_GOALS.books).toBeGreaterThanOrEqual(95);
+    expect(MUTATION_GOALS.auth).toBeGreaterThanOrEqual(93);
+    expect(MUTATION_GOALS.http).toBeGreaterThanOrEqual(93);
+    expect(MUTATION_GOALS.store).toBeGreaterThanOrEqual(95);
+  });
+
+  it('finds the functions and the settings module outside the folders of shared/', () => {
+    const [functions, config] = areaScores(
+      { files: { 'functions/books/get.ts': mutants('Survived'), 'shared/config.ts': mutants('Killed') } },
+      ['functions', 'config'],
+    );
+    expect(functions).toMatchObject({ detected: 0, undetected: 1 });
+    expect(config).toMatchObject({ detected: 1, undetected: 0 });
   });
 
   it('gives an area without mutants full marks rather than dividing by zero', () => {
@@ -33,9 +46,11 @@ describe("each area's mutation score, held to its own goal", () => {
   });
 });
 
-describe('the tests the mutation run takes for shared/store', () => {
+describe('the tests the mutation run takes for shared/store and functions/', () => {
   it('are files that exist, so a renamed test cannot drop out of the score unnoticed', () => {
-    expect(STORE_TESTS.filter((file) => !existsSync(join(PROJECT_ROOT, file)))).toEqual([]);
+    const named = [...STORE_TESTS, ...FUNCTION_TESTS];
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((file) => !existsSync(join(PROJECT_ROOT, file)))).toEqual([]);
   });
 
   it('are the store tests of today, each named, none by a glob', () => {
@@ -53,7 +68,9 @@ describe('the tests the mutation run takes for shared/store', () => {
     const { include } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'tsconfig.stryker.json'), 'utf8')) as {
       include: string[];
     };
-    expect(include.filter((entry) => entry.startsWith('test/integration/')).sort()).toEqual([...STORE_TESTS].sort());
+    expect(include.filter((entry) => entry.startsWith('test/integration/')).sort()).toEqual(
+      [...STORE_TESTS, ...FUNCTION_TESTS].sort(),
+    );
     expect(include.filter((entry) => entry.includes('*') && entry.startsWith('test/integration/'))).toEqual([]);
   });
 });
