@@ -33,7 +33,16 @@ export const parseUnifiedDiff = (diff: string): ChangedFile[] => {
 export const changedLinesSince = (base: string, folders: readonly string[]): ChangedFile[] => {
   const diff = execFileSync(
     'git',
-    ['diff', '--unified=0', '--no-color', '--no-renames', base, '--', ...folders.map((folder) => `${folder}**/*.ts`)],
+    // A plain pathspec's `*` crosses folders, so `shared/books/*.ts` takes the whole subtree.
+    [
+      'diff',
+      '--unified=0',
+      '--no-color',
+      '--no-renames',
+      base,
+      '--',
+      ...folders.map((path) => (path.endsWith('.ts') ? path : `${path}*.ts`)),
+    ],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   return parseUnifiedDiff(diff).filter((file) => !file.path.endsWith('/types.ts') && !file.path.endsWith('.d.ts'));

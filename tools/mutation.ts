@@ -129,7 +129,7 @@ const areasMeetTheirGoals = (report: MutationReport, areas: string[]): boolean =
   for (const { area, goal, score, detected, undetected } of scores) {
     const verdict = score >= goal ? 'meets' : 'BELOW';
     console.log(
-      `shared/${area}: ${score.toFixed(2)} % (${detected} detected, ${undetected} not): ${verdict} its goal of ${goal} %`,
+      `${areaPath(area)}: ${score.toFixed(2)} % (${detected} detected, ${undetected} not): ${verdict} its goal of ${goal} %`,
     );
   }
   return scores.every(({ score, goal }) => score >= goal);
