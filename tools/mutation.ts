@@ -18,7 +18,7 @@ on "survives". Prints progress and the score per file, then each area's score ag
 and the incremental file (a rerun after a small change only tests what changed) to
 reports/mutation/<areas>/.
 
-With --changed, only the lines changed since REF (default: the last release's commit, release.json)
+With --changed, only the lines changed since REF (default: the last release's commit, releases.json)
 in every area are mutated, and the run also fails on a surviving mutant that mutation-equivalents.json
 does not list with its reason. Reports go to reports/mutation/changed/.
 
@@ -29,7 +29,7 @@ registry (package node-linux-<arch>), which the project's code also targets.
 Options:
   --ci               what CI runs: --changed over every area
   --changed          mutate only the lines changed since --since
-  --since REF        the base commit of --changed (default: release.json's commit)
+  --since REF        the base commit of --changed (default: releases.json's last commit)
   -h, --help         this text
   -- <options>       passed to "stryker run", e.g. --mutate shared/books/cursor.ts, --concurrency 1,
                      --force (ignore the incremental file)
@@ -111,10 +111,12 @@ const main = async () => {
   process.exitCode = passed && unexplained.length === 0 ? 0 : strykerExit || 1;
 };
 
-/** The last release's commit, recorded when it was cut (release.json). */
+/** The last release's commit, recorded when it was cut (releases.json, newest last). */
 const lastReleaseCommit = (): string => {
-  const { commit } = JSON.parse(readFileSync('release.json', 'utf8')) as { commit: string };
-  return commit;
+  const { releases } = JSON.parse(readFileSync('releases.json', 'utf8')) as { releases: { commit: string }[] };
+  const last = releases.at(-1);
+  if (!last) throw new UsageError('releases.json records no release: pass --since REF');
+  return last.commit;
 };
 
 const readReport = (path: string): MutationReport | undefined => {
