@@ -1,0 +1,44 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** One entry of releases.json: a released version and the commit it was cut from. */
+export interface Release {
+  version: string;
+  commit: string;
+  /** The books table's schemaVersion that release's code reads and writes. */
+  schemaVersion: number;
+}
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The newest release recorded in releases.json (the first entry). */
+export const lastRelease = (): Release => {
+  const { releases } = JSON.parse(readFileSync(join(ROOT, 'releases.json'), 'utf8')) as { releases: Release[] };
+  const [last] = releases;
+  if (!last) throw new Error('releases.json records no release');
+  return last;
+};
+
+/**
+ * The release's code with its own node_modules, under .tools/releases/<commit>: `git archive` of the
+ * recorded commit (no worktree registered in the shared repository), then `npm ci`. Built once per
+ * commit; a half-built copy is never used, since it is renamed into place only when complete.
+ */
+export const materializeRelease = (release: Release, log: (line: string) => void = console.error): string => {
+  const target = join(ROOT, '.tools', 'releases', release.commit);
+  if (existsSync(join(target, 'node_modules', '.package-lock.json'))) return target;
+  const building = `${target}.building`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  log(`Materializing release ${release.version} (${release.commit.slice(0, 7)}) in ${target} ...`);
+  execFileSync('sh', ['-c', `git archive --format=tar ${release.commit} | tar -x -C "${building}"`], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  log('npm ci in the release (once per commit) ...');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: building, stdio: 'inherit' });
+  rmSync(target, { recursive: true, force: true });
+  renameSync(building, target);
+  return target;
+};
