@@ -50,11 +50,13 @@ const main = async () => {
   try {
     console.error(`Migrating table "${table}" at ${database.where} ...`);
     const report = await runMigrations(database.client, table, { log: console.error, phase });
+    const left = report.skipped.length ? `; left for --phase after: ${report.skipped.join(', ')}` : '';
     console.log(
       report.due.length === 0
         ? `Table "${table}" is at schemaVersion ${report.from}: nothing to do.`
-        : `Table "${table}" moved from schemaVersion ${report.from} to ${report.to} (ran: ${report.ran.join(', ') || 'none'}` +
-            `${report.skipped.length ? `; left for --phase after: ${report.skipped.join(', ')}` : ''}).`,
+        : report.ran.length === 0
+          ? `Table "${table}" stays at schemaVersion ${report.from}${left}.`
+          : `Table "${table}" moved from schemaVersion ${report.from} to ${report.to} (ran: ${report.ran.join(', ')}${left}).`,
     );
   } finally {
     await database.close();
