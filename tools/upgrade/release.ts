@@ -32,7 +32,9 @@ export const materializeRelease = (release: Release, log: (line: string) => void
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });
   log(`Materializing release ${release.version} (${release.commit.slice(0, 7)}) in ${target} ...`);
-  execFileSync('sh', ['-c', `git archive --format=tar ${release.commit} | tar -x -C "${building}"`], {
+  // safe.directory: CI's container runs as root on a checkout another user owns.
+  const archive = `git -c safe.directory="${ROOT}" archive --format=tar ${release.commit}`;
+  execFileSync('sh', ['-c', `${archive} | tar -x -C "${building}"`], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
