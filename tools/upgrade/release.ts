@@ -33,11 +33,11 @@ export const materializeRelease = (release: Release, log: (line: string) => void
   mkdirSync(building, { recursive: true });
   log(`Materializing release ${release.version} (${release.commit.slice(0, 7)}) in ${target} ...`);
   // safe.directory: CI's container runs as root on a checkout another user owns.
-  const archive = `git -c safe.directory="${ROOT}" archive --format=tar ${release.commit}`;
-  execFileSync('sh', ['-c', `${archive} | tar -x -C "${building}"`], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const tar = `${building}.tar`;
+  const git = ['-c', `safe.directory=${ROOT}`, 'archive', '--format=tar', '-o', tar, release.commit];
+  execFileSync('git', git, { cwd: ROOT, stdio: 'inherit' });
+  execFileSync('tar', ['-xf', tar, '-C', building], { stdio: 'inherit' });
+  rmSync(tar);
   log('npm ci in the release (once per commit) ...');
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: building, stdio: 'inherit' });
   rmSync(target, { recursive: true, force: true });
