@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../../admin/migrations/run';
 import type { MigrationStep } from '../../admin/migrations/step';
 import { MIGRATION_STEPS } from '../../admin/migrations/steps';
-import { ensureTables } from '../../local/tables';
 import { ID_BLOCKS_KEY } from '../../shared/store/books/book-items';
 import { schemaVersionOf } from '../../shared/store/books/schema-version';
 import { createTestTables } from '../support/dynamodb';
