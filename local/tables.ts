@@ -61,7 +61,11 @@ const ensureTable = async (client: DynamoDBClient, tableName: string, table: Tab
   }
 };
 
-/** Creates the service's tables when they are missing and runs the books table's migrations, as `npm run data:migrate` does. */
+/**
+ * Creates the service's tables when they are missing and runs the books table's `before` steps, as
+ * `npm run data:migrate -- --phase before` does (a new table gets every step): like a deploy, a start
+ * leaves the `after` steps to the operator, since another release may still serve the same table.
+ */
 export const ensureTables = async (
   client: DynamoDBClient,
   names: TableNames = DEFAULT_TABLE_NAMES,
@@ -69,6 +73,7 @@ export const ensureTables = async (
 ) => {
   await ensureTable(client, names.books, BOOKS_TABLE);
   await runMigrations(DynamoDBDocumentClient.from(client), names.books, {
+    phase: 'before',
     log: (line) => log(`${names.books}: ${line}`),
   });
   await ensureTable(client, names.auth, AUTH_TABLE);

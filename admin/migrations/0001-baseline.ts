@@ -4,6 +4,7 @@ import type { MigrationStep } from './step';
 export const baseline: MigrationStep = {
   version: 1,
   name: 'baseline',
+  phase: 'before',
   summary: 'stamps schemaVersion 1 on a new table or one from before the version existed',
   run: async () => undefined,
 };

@@ -67,3 +67,12 @@ export class IdempotencyKeyReusedError extends Error {
 export class ConcurrentUpdateError extends Error {
   override readonly name = 'ConcurrentUpdateError';
 }
+
+/**
+ * The book store's data is in a shape this version cannot serve yet: an operator has yet to run an
+ * upgrade step (its cause says which). Nothing was read or written; the request may succeed later.
+ * Declared beside the port, like ConcurrentUpdateError, so the HTTP layer maps it to 503.
+ */
+export class BookStoreNotReadyError extends Error {
+  override readonly name = 'BookStoreNotReadyError';
+}

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import {
   BookNotFoundError,
+  BookStoreNotReadyError,
   ConcurrentUpdateError,
   DuplicateIsbnError,
   IdempotencyKeyReusedError,
@@ -10,7 +11,7 @@ import {
 import { logger } from '../observability/logger';
 import { HttpError } from './errors';
 import { entityTag, preconditionFailedMessage } from './preconditions';
-import { contendedWrite, empty, failure, internalError, validationFailure } from './responses';
+import { contendedWrite, empty, failure, internalError, storeNotReady, validationFailure } from './responses';
 import type { HttpEvent, HttpResponse } from './types';
 
 /** The contract's response for an error, or undefined when the error is not the client's doing. */
@@ -27,6 +28,8 @@ export const responseForError = (error: unknown): HttpResponse | undefined => {
   if (error instanceof HttpError) return failure(error.statusCode, error.message);
   // Contention is nobody's fault and passes: 503 + Retry-After, not the unexpected-error 500.
   if (error instanceof ConcurrentUpdateError) return contendedWrite();
+  // A deploy ahead of its upgrade step: the operator's to finish, and it passes; 503, never 500.
+  if (error instanceof BookStoreNotReadyError) return storeNotReady();
   return undefined;
 };
 
@@ -40,6 +43,10 @@ export const errorResponses = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
         error: request.error,
         awsRequestId: request.context?.awsRequestId,
       });
+    }
+    if (request.error instanceof BookStoreNotReadyError) {
+      // One line per refused request, naming the command (the cause's message): what the operator must run.
+      logger.error(request.error.message, { awsRequestId: request.context?.awsRequestId });
     }
     if (known) {
       request.response = known;

@@ -56,6 +56,15 @@ export const CONTENDED_RETRY_AFTER_SECONDS = 1;
 export const contendedWrite = () =>
   failure(503, CONTENDED_WRITE_MESSAGE, { 'Retry-After': String(CONTENDED_RETRY_AFTER_SECONDS) });
 
+export const STORE_NOT_READY_MESSAGE = 'The service is being upgraded and cannot serve books at this moment; try again';
+
+/** Seconds a client is asked to wait while an operator finishes an upgrade step. */
+export const STORE_NOT_READY_RETRY_AFTER_SECONDS = 30;
+
+/** The data is not yet in a shape this version serves (an upgrade step is due): nothing done, try later. */
+export const storeNotReady = () =>
+  failure(503, STORE_NOT_READY_MESSAGE, { 'Retry-After': String(STORE_NOT_READY_RETRY_AFTER_SECONDS) });
+
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred';
 
 /** The authorizer could not check the credentials (the account store throttled or failed): try again. */

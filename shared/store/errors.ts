@@ -10,14 +10,14 @@ export class IdSpaceExhaustedError extends Error {
  * of the book store's port (declared beside the domain's errors, so the HTTP layer maps it to 503
  * without knowing the store); re-exported here, where the store throws it.
  */
-export { ConcurrentUpdateError } from '../books/errors';
+export { BookStoreNotReadyError, ConcurrentUpdateError } from '../books/errors';
 
 /** Another item's state broke an invariant this store keeps (an ISBN claim missing or foreign). */
 export class StoreInvariantError extends Error {
   override readonly name = 'StoreInvariantError';
 }
 
-/** The books table's schemaVersion is behind this version's: the migrations have not run on it. */
+/** The books table's schemaVersion is older than any this version serves: the migrations have not run on it. */
 export class SchemaVersionError extends Error {
   override readonly name = 'SchemaVersionError';
   constructor(

@@ -10,7 +10,7 @@ import type { Book, BookFilter, NewBook } from '../../shared/books/types';
 import { BOOK_RANGE_SIZE, ID_BLOCKS_KEY, YEAR_SHARDS } from '../../shared/store/books/book-items';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { SCHEMA_VERSION } from '../../shared/store/books/schema-version';
-import { SchemaVersionError } from '../../shared/store/errors';
+import { BookStoreNotReadyError, SchemaVersionError } from '../../shared/store/errors';
 import { BOOKS_TABLE } from '../../shared/store/tables';
 import { newBook } from '../support/books';
 import { createPatientDocumentClient, createRecordingDocumentClient, createTestTables } from '../support/dynamodb';
@@ -226,15 +226,34 @@ describe('the books table’s schemaVersion, checked once per container', () => 
     const recorded = recordingClient(tables.endpoint);
     const store = new DynamoBookStore(recorded.client, name);
     for (const attempt of [() => store.get(1), () => store.create(book()), () => collect(store.iterate({}))]) {
-      await expect(attempt()).rejects.toThrow(new SchemaVersionError(name, 0, SCHEMA_VERSION, 'npm run data:migrate'));
+      const refused = await attempt().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(BookStoreNotReadyError);
+      expect((refused as Error).cause).toStrictEqual(
+        new SchemaVersionError(name, 0, SCHEMA_VERSION, 'npm run data:migrate'),
+      );
     }
     // Each attempt read the id-blocks item and nothing else: a failed check is made again, never remembered.
     expect(recorded.sent.map((command) => command.name)).toStrictEqual(Array(3).fill('GetItemCommand'));
     expect((await checkBooksTable(tables.documentClient, name)).violations.map((each) => each.kind)).toEqual([
       'schema-behind',
     ]);
-    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({ from: 0, to: 1, ran: ['baseline'] });
-    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({ from: 1, to: 1, ran: [] });
+    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({
+      from: 0,
+      to: 1,
+      due: ['baseline'],
+      ran: ['baseline'],
+      skipped: [],
+    });
+    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({
+      from: 1,
+      to: 1,
+      due: [],
+      ran: [],
+      skipped: [],
+    });
     expect((await store.create(book())).book.id).toBe(3);
     recorded.sent.length = 0;
     await store.get(3);
@@ -247,7 +266,13 @@ describe('the books table’s schemaVersion, checked once per container', () => 
       new PutCommand({ TableName: name, Item: { ...ID_BLOCKS_KEY, schemaVersion: SCHEMA_VERSION + 1 } }),
     );
     expect((await new DynamoBookStore(tables.documentClient, name).create(book())).book.id).toBe(1);
-    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({ from: 2, to: 2, ran: [] });
+    expect(await runMigrations(tables.documentClient, name)).toStrictEqual({
+      from: 2,
+      to: 2,
+      due: [],
+      ran: [],
+      skipped: [],
+    });
   });
 
   it('the last migration step is the version the store reads', () => {

@@ -24,8 +24,8 @@ describe('npm run data:migrate', () => {
 
     const first = await runTool('migrate', target);
     expect(first.code).toBe(0);
-    expect(first.stderr).toContain('step 1 (baseline): stamps schemaVersion 1');
-    expect(first.stdout).toBe(`Table "${name}" moved from schemaVersion 0 to ${SCHEMA_VERSION} (baseline).\n`);
+    expect(first.stderr).toContain('step 1 (baseline, before the deploy): stamps schemaVersion 1');
+    expect(first.stdout).toBe(`Table "${name}" moved from schemaVersion 0 to ${SCHEMA_VERSION} (ran: baseline).\n`);
     const { Item } = await tables.documentClient.send(new GetCommand({ TableName: name, Key: ID_BLOCKS_KEY }));
     expect(Item).toStrictEqual({ ...ID_BLOCKS_KEY, highMark: 4, schemaVersion: SCHEMA_VERSION });
 
@@ -37,7 +37,9 @@ describe('npm run data:migrate', () => {
   it('explains itself with --help, listing its steps, and refuses --aws without --table or a missing table', async () => {
     const help = await runTool('migrate', ['--help']);
     expect(help.stdout).toContain('Usage: npm run data:migrate');
-    expect(help.stdout).toContain('  1  baseline: ');
+    expect(help.stdout).toContain('  1  before baseline: ');
+    expect(help.stdout).toContain('--phase <phase>');
+    expect((await runTool('migrate', ['--phase', 'during'])).code).toBe(2);
     expect((await runTool('migrate', ['--aws'])).code).toBe(2);
     const missing = await runTool('migrate', ['--endpoint', tables.endpoint, '--table', 'no-such-table']);
     expect(missing.code).toBe(1);

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionalCheckFailure, SchemaVersionError } from '../errors';
+import { BookStoreNotReadyError, isConditionalCheckFailure, SchemaVersionError } from '../errors';
 import { ID_BLOCKS_KEY } from './book-items';
 import type { BookStoreContext } from './book-store-context';
 
@@ -8,6 +8,13 @@ import type { BookStoreContext } from './book-store-context';
  * number of the last step under admin/migrations/, which `npm run data:migrate` runs.
  */
 export const SCHEMA_VERSION = 1;
+
+/**
+ * The oldest shape this version still serves: the last release's (releases.json), so a deploy can
+ * come before the steps that run after it (expand, then contract: docs/data-model.md).
+ */
+export const OLDEST_SERVED_SCHEMA_VERSION = 1;
+
 export const SCHEMA_VERSION_ATTRIBUTE = 'schemaVersion';
 export const MIGRATE_COMMAND = 'npm run data:migrate';
 
@@ -27,16 +34,18 @@ export const stampSchemaVersion = (tableName: string, version: number) =>
   });
 
 /**
- * Refuses a table whose shape is behind this version's, before anything is read or written in it.
- * A table with no id-blocks item holds no book yet ('absent': the first create stamps it); a table
- * ahead is served, since a migration only adds what the version before can ignore (docs/data-model.md).
+ * Refuses a table older than the oldest shape this version serves, before anything is read or
+ * written in it: BookStoreNotReadyError (503) caused by a SchemaVersionError naming the command. A
+ * table with no id-blocks item holds no book yet ('absent': the first create stamps it); a table
+ * ahead is served, since a step only adds what the version before can ignore (docs/data-model.md).
  */
 export const checkSchemaVersion = async (context: BookStoreContext): Promise<'current' | 'absent'> => {
   const { item } = await context.idBlocks.refresh(context);
   if (item === undefined) return 'absent';
   const found = schemaVersionOf(item);
-  if (found < SCHEMA_VERSION) {
-    throw new SchemaVersionError(context.tableName, found, SCHEMA_VERSION, MIGRATE_COMMAND);
+  if (found < OLDEST_SERVED_SCHEMA_VERSION) {
+    const cause = new SchemaVersionError(context.tableName, found, OLDEST_SERVED_SCHEMA_VERSION, MIGRATE_COMMAND);
+    throw new BookStoreNotReadyError(cause.message, { cause });
   }
   return 'current';
 };
