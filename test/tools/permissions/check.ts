@@ -1,4 +1,5 @@
 import type { RecordedCall } from '../../../shared/store/call-log';
+import { widerThanUsed } from './declared-access';
 import { deniedCalls, describeDenial, unnoticedRemovals } from './evaluate';
 import { describeOverreach, overreaches, type ProbeScope } from './forbidden';
 import { MUST_RECORD, unrecordedCalls } from './must-record';
@@ -6,7 +7,7 @@ import type { StackRoles } from './role-policies';
 
 /** One reason the roles and the recorded calls disagree. */
 export interface Finding {
-  kind: 'DENIED' | 'NEVER DECLARED' | 'NOT NEEDED' | 'NOT RECORDED';
+  kind: 'DENIED' | 'NEVER DECLARED' | 'NOT NEEDED' | 'WIDER THAN USED' | 'NOT RECORDED';
   function: string;
   /** The role's statement at fault, when one is (a denial's fault is the statement it lacks, in the line). */
   statement?: { policy: string; statement: number };
@@ -16,7 +17,7 @@ export interface Finding {
 /**
  * `npm run test:permissions`'s verdict on recorded calls and synthesized roles: every call a
  * function made is allowed; nothing its declaration leaves out is (forbidden.ts); every granted
- * action is needed by some call; and the paths only one flow takes are in the record. `scope`
+ * action is needed by some call, and no declared grant is wider than the calls use; and the paths only one flow takes are in the record. `scope`
  * narrows the probes of forbidden calls (the whole check runs them all).
  */
 export const checkRoles = async (
@@ -47,6 +48,9 @@ export const checkRoles = async (
         'which no recorded call needs: take it out of shared/store/table-access.ts, or add the test that makes that call',
     }),
   );
+  const wider = widerThanUsed(calls).map(
+    (grant): Finding => ({ kind: 'WIDER THAN USED', function: grant.function, line: grant.line }),
+  );
   const unrecorded = unrecordedCalls(calls, MUST_RECORD).map(
     (missing): Finding => ({
       kind: 'NOT RECORDED',
@@ -56,5 +60,5 @@ export const checkRoles = async (
         `(${missing.why}): test/integration/rare-store-paths.test.ts makes it`,
     }),
   );
-  return [...denied, ...overreaching, ...unneeded, ...unrecorded];
+  return [...denied, ...overreaching, ...unneeded, ...wider, ...unrecorded];
 };

@@ -1,5 +1,5 @@
 import { AUTHORIZER, ROUTES } from '../../../shared/api/routes';
-import type { TableKind } from '../../../shared/store/call-log';
+import type { RecordedCall, TableKind } from '../../../shared/store/call-log';
 import {
   AUTHORIZER_AUTH_TABLE_ACCESS,
   BOOKS_TABLE_ACCESS,
@@ -52,3 +52,50 @@ export const isDeclared = (fn: string, action: string, target: Target, key: stri
     }
     return includes(access.table, action) || (includes(access.idBlocksItem, action) && key === ID_BLOCKS_PARTITION);
   });
+
+/** A declared grant wider than the recorded calls use: who, what, and the narrower grant they fit. */
+export interface WiderThanUsed {
+  function: string;
+  line: string;
+}
+
+/**
+ * Declared grants the recorded calls use only part of: an action on every item of a table whose
+ * calls all touch the id-blocks item, or Query on indexes some of which no call reads. A grant is
+ * declared per store use, so it is held to the calls of every function of that use together
+ * (ReplaceBook reads no book, PatchBook does: both have the update use's GetItem).
+ */
+export const widerThanUsed = (
+  calls: readonly RecordedCall[],
+  declared: Record<string, readonly DeclaredGrant[]> = declaredAccess(),
+): WiderThanUsed[] => {
+  const users = new Map<TableAccess, { table: TableKind; functions: string[] }>();
+  for (const [fn, grants] of Object.entries(declared)) {
+    for (const { table, access } of grants) {
+      const entry = users.get(access) ?? { table, functions: [] };
+      users.set(access, { table, functions: [...entry.functions, fn] });
+    }
+  }
+  return [...users.entries()].flatMap(([access, { table, functions }]) => {
+    const who = functions.join(' and ');
+    const own = calls.filter((call) => functions.includes(call.function ?? '') && call.table === table);
+    const itemWide = access.table.filter((action) => {
+      const onItems = own.filter((call) => call.action === action && !call.indexName);
+      return (
+        onItems.length > 0 && onItems.every((call) => call.leadingKeys?.every((key) => key === ID_BLOCKS_PARTITION))
+      );
+    });
+    const unread = (access.indexes ?? []).flatMap((action) =>
+      TABLE_DEFINITIONS[table].indexes
+        .filter((index) => !own.some((call) => call.action === action && call.indexName === index.indexName))
+        .map((index) => `${action} on index ${index.indexName}`),
+    );
+    return [
+      ...itemWide.map((action) => ({
+        function: who,
+        line: `${who} is declared ${action} on every ${table} item, but its recorded calls touch only ${ID_BLOCKS_PARTITION}: declare it under idBlocksItem`,
+      })),
+      ...unread.map((what) => ({ function: who, line: `${who} is declared ${what}, which no recorded call makes` })),
+    ];
+  });
+};
