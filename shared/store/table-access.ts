@@ -26,14 +26,14 @@ export type DynamoDbAction =
  * Every use starts with the schema check, a GetItem of the id-blocks item (schema-version.ts).
  * A create reserves ids and stamps a new table (UpdateItem, id-blocks item only) and puts the book,
  * its ISBN claim and key record; an update may move the claim (Put and Delete); the list counts
- * (Query, table and indexes) and remembers its verdict on the id-blocks item (list-verdict.ts).
+ * (Query, table and indexes) and reads and keeps its verdict on the id-blocks item alone (list-verdict.ts).
  */
 export const BOOKS_TABLE_ACCESS = {
   read: { table: ['dynamodb:GetItem'] },
   list: {
-    table: ['dynamodb:GetItem', 'dynamodb:Query'],
+    table: ['dynamodb:Query'],
     indexes: ['dynamodb:Query'],
-    idBlocksItem: ['dynamodb:UpdateItem'],
+    idBlocksItem: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
   },
   create: { table: ['dynamodb:GetItem', 'dynamodb:PutItem'], idBlocksItem: ['dynamodb:UpdateItem'] },
   update: { table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'] },

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { RecordedCall } from '../../shared/store/call-log';
 import { parseCommandLine, runTool, UsageError } from '../../tools/cli';
-import { deniedCalls, describeDenial, unnoticedRemovals } from './permissions/evaluate';
+import { checkRoles } from './permissions/check';
+import { RECORDED_CALLS_FIXTURE, readCalls, representativeCalls } from './permissions/recorded-calls';
 import { synthesizeRoles } from './permissions/role-policies';
 
 const COMMAND = 'npm run test:permissions --';
@@ -14,20 +14,19 @@ const HELP = `Usage: npm run test:permissions -- [options]
 Runs the integration and end-to-end suites with every DynamoDB call each function makes recorded
 (DYNAMODB_CALL_LOG), then evaluates each distinct call against that function's role as the CDK
 synthesizes it, with an IAM policy simulator (@cloud-copilot/iam-simulate). Fails when a call would
-be denied on AWS, naming the function, action, resource and the statement its role lacks, and
-when a function is granted a DynamoDB action no recorded call of it needs (more than it uses, and
-a grant whose removal would go unnoticed) (exit 1; 2 on a usage error).
+be denied on AWS, naming the function, action, resource and the statement its role lacks; when
+a role allows a call its declaration (shared/store/table-access.ts) leaves out, probed for every
+action on every table, index and stream with a representative key (a lost condition, a resource
+widened), naming the statement; when a function is granted a DynamoDB action no recorded call of
+it needs; and when a path only one flow takes (the nonce key, a machine credential, a key record's
+delete and read) is missing from the record (exit 1; 2 on a usage error).
 
 Options:
-  --calls <file>   check the calls recorded in this file instead of running the suites
-  -h, --help       this text
+  --calls <file>     check the calls recorded in this file instead of running the suites
+  --save-fixture     after a passing check, write one call of each kind to
+                     ${RECORDED_CALLS_FIXTURE} (what test/infra/permission-check.test.ts feeds)
+  -h, --help         this text
 `;
-
-const readCalls = (file: string): RecordedCall[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as RecordedCall);
 
 /** The suites as `npm test` runs them, recording; their own failures fail this check too. */
 const recordSuites = (file: string) => {
@@ -50,7 +49,11 @@ const recordSuites = (file: string) => {
 };
 
 const main = async () => {
-  const parsed = parseCommandLine({ command: COMMAND, help: HELP, options: { calls: { type: 'string' } } });
+  const parsed = parseCommandLine({
+    command: COMMAND,
+    help: HELP,
+    options: { calls: { type: 'string' }, 'save-fixture': { type: 'boolean' } },
+  });
   if (!parsed) return;
   const file = resolve(parsed.values.calls ?? DEFAULT_LOG);
   if (parsed.values.calls === undefined) recordSuites(file);
@@ -59,21 +62,22 @@ const main = async () => {
   const made = calls.filter((call) => call.function);
   if (made.length === 0) throw new Error(`no function's DynamoDB call is recorded in ${file}`);
   const roles = synthesizeRoles();
-  const denials = await deniedCalls(calls, roles);
-  for (const denial of denials) console.error(`DENIED: ${describeDenial(denial)}`);
-  if (denials.length > 0) throw new Error(`${denials.length} denied call(s)`);
-  // A grant no call needs is more than least privilege, and taking it out would go unnoticed.
-  const unneeded = await unnoticedRemovals(calls, roles);
-  for (const removal of unneeded) {
-    console.error(
-      `NOT NEEDED: ${removal.function} is granted ${removal.action} (${removal.policy}, statement ${removal.statement}), ` +
-        'which no recorded call needs: take it out of shared/store/table-access.ts, or add the test that makes that call',
-    );
-  }
-  if (unneeded.length > 0) throw new Error(`${unneeded.length} granted action(s) no recorded call needs`);
+  const findings = await checkRoles(calls, roles);
+  for (const finding of findings) console.error(`${finding.kind}: ${finding.line}`);
+  if (findings.length > 0) throw new Error(`${findings.length} finding(s); see above`);
   console.log(
-    `${made.length} DynamoDB calls of ${new Set(made.map((c) => c.function)).size} functions: all allowed, every granted action needed`,
+    `${made.length} DynamoDB calls of ${new Set(made.map((c) => c.function)).size} functions: all allowed, ` +
+      'every granted action needed, no undeclared call allowed, every rare path recorded',
   );
+  if (parsed.values['save-fixture']) {
+    writeFileSync(
+      RECORDED_CALLS_FIXTURE,
+      representativeCalls(calls)
+        .map((call) => `${JSON.stringify(call)}\n`)
+        .join(''),
+    );
+    console.log(`wrote ${RECORDED_CALLS_FIXTURE}`);
+  }
 };
 
 runTool(COMMAND, main);

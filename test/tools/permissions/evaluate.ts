@@ -48,7 +48,11 @@ const missingStatement = (request: Request): PolicyStatement => ({
   }),
 });
 
-const evaluate = async (request: Request, role: FunctionRole): Promise<string> => {
+/** IAM's verdict on one request under one role: `Allowed`, `ImplicitlyDenied` or `ExplicitlyDenied`. */
+export const evaluate = async (
+  request: Pick<Request, 'action' | 'resource' | 'leadingKeys'>,
+  role: FunctionRole,
+): Promise<string> => {
   const result = await runSimulation(
     {
       request: {
