@@ -110,6 +110,7 @@ export class BookLibraryStack extends Stack {
       lockout: props.lockout ?? DEFAULT_LOCKOUT_POLICY,
       basicChallenge: props.basicChallenge ?? DEFAULT_BASIC_CHALLENGE,
       corsAllowedOrigins: props.corsAllowedOrigins ?? [],
+      ...(props.publicBaseUrl && { publicBaseUrl: props.publicBaseUrl }),
       tracing,
       samLocal,
       architecture,

@@ -84,6 +84,8 @@ export interface GatewayRequest {
   /** The address the server listens on: the request context's `domainName`, the origin of every link. */
   localAddress?: string;
   localPort?: number;
+  /** The stage the request named before the route's path (LOCAL_STAGE); none: the path is the route's. */
+  stage?: string;
 }
 
 /** An address as the host part of a URL (an IPv6 literal in brackets). */
@@ -111,7 +113,10 @@ const firstHeader = (rawHeaders: string[], name: string): string | undefined => 
   return undefined;
 };
 
-/** The REST API proxy event API Gateway would send for this request (no stage in the local path). */
+/**
+ * The REST API proxy event API Gateway would send for this request. `url` is the path past the stage;
+ * with a stage, `requestContext.path` names it first, as on an execute-api URL.
+ */
 export const proxyEventOf = (
   request: GatewayRequest,
   url: URL,
@@ -163,8 +168,8 @@ export const proxyEventOf = (
       },
       // The server's own address, never the client's Host (on AWS: the API's own domain name).
       domainName: hostOf(request.localAddress ?? '127.0.0.1'),
-      path: url.pathname,
-      stage: 'local',
+      path: request.stage ? `/${request.stage}${url.pathname}` : url.pathname,
+      stage: request.stage ?? 'local',
       requestId: randomUUID(),
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),
@@ -175,9 +180,16 @@ export const proxyEventOf = (
 };
 
 /** The proxy event for a request arriving at the local server. */
-export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, match: ResourceMatch) =>
+export const toProxyEvent = (
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  match: ResourceMatch,
+  stage: string | undefined,
+) =>
   proxyEventOf(
     {
+      ...(stage && { stage }),
       rawHeaders: request.rawHeaders,
       httpVersion: request.httpVersion,
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',

@@ -36,6 +36,8 @@ export interface InvokerOptions {
   realm: string;
   /** How the gateway gives its own answer (here, the 401 of a Deny) with its standard and CORS headers. */
   answer: (request: IncomingMessage, result: APIGatewayProxyResult) => APIGatewayProxyResult;
+  /** The stage every path starts with (LOCAL_STAGE), as on an execute-api URL; none: paths start with the route. */
+  stage?: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export type Invoke = (
  * route's handler, with the events it would send. Each handler module is imported once and kept,
  * as a warm Lambda container keeps it.
  */
-export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOptions): Invoke => {
+export const functionInvoker = ({ root, publicReads, realm, answer, stage }: InvokerOptions): Invoke => {
   const modules = new Map<string, Promise<unknown>>();
   const loadHandler = <T>(entry: string): Promise<T> => {
     let handler = modules.get(entry);
@@ -66,7 +68,7 @@ export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOpt
   };
 
   return async (request, url, body, match) => {
-    const event = toProxyEvent(request, url, body, match);
+    const event = toProxyEvent(request, url, body, match, stage);
     if (!('route' in match)) {
       const handler = await loadHandler<ProxyHandler>(RESOURCE_METHODS.entry);
       const context = lambdaContext(

@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { AuthenticationUnavailableError } from '../../shared/auth/errors';
-import { queryOfEvent } from '../../shared/auth/request-target';
+import { clientTarget, queryOfEvent } from '../../shared/auth/request-target';
 import { readSetting } from '../../shared/config';
 import { originOf } from '../../shared/http/origin';
 import { logger } from '../../shared/observability/logger';
@@ -50,11 +50,15 @@ const corsOriginOf = (event: APIGatewayRequestAuthorizerEvent): { corsOrigin?: s
 const authenticate = async (event: APIGatewayRequestAuthorizerEvent) => {
   try {
     const authenticator = await getAuthenticator();
+    const target = clientTarget(
+      { path: event.requestContext.path, resource: event.resource, origin: ownOrigin(event) },
+      readSetting('publicBaseUrl'),
+    );
     return await authenticator.authenticate({
       method: event.httpMethod,
-      path: event.requestContext.path,
+      path: target.path,
       query: queryOfEvent(event),
-      origin: ownOrigin(event),
+      origin: target.origin,
       sourceAddress: event.requestContext.identity?.sourceIp,
       authorization: headerValues(event, 'authorization'),
     });

@@ -1,3 +1,4 @@
+import { routePath } from '../http/request-url';
 import type { AuthRequest } from './types';
 
 /** One query parameter as the gateway hands it on: name and value, both decoded. */
@@ -90,4 +91,28 @@ export const uriMatchesRequest = (uri: string, request: AuthRequest): boolean =>
   const path = decodePath(rawPath);
   if (path === undefined || path !== decodePath(request.path)) return false;
   return multisetKey(queryPairsOfUri(rawQuery)) === multisetKey(queryPairsOfRequest(request.query));
+};
+
+/** Where the client addressed the request: the gateway's path, or the front's when PUBLIC_BASE_URL names one. */
+export interface ClientTarget {
+  path: string;
+  /** The origin an absolute-form Digest `uri` must name. */
+  origin: string | undefined;
+}
+
+/**
+ * The path the client used, which its Digest `uri` names. Without a front it is the gateway's
+ * `requestContext.path` (stage or custom-domain base path included). Behind a front that rewrites
+ * the path (a CloudFront origin path, a base path mapping), it is the front's path (publicBaseUrl's)
+ * followed by the route's part of the gateway's path, as the handlers build links.
+ */
+export const clientTarget = (
+  gateway: { path: string; resource: string; origin: string | undefined },
+  publicBaseUrl: string | undefined,
+): ClientTarget => {
+  if (publicBaseUrl === undefined) return { path: gateway.path, origin: gateway.origin };
+  const front = new URL(publicBaseUrl);
+  const trailingSlash = gateway.path.length > 1 && gateway.path.endsWith('/') ? '/' : '';
+  const route = routePath(gateway.path.replace(/\/+$/, ''), gateway.resource);
+  return { path: `${front.pathname.replace(/\/+$/, '')}${route}${trailingSlash}` || '/', origin: front.origin };
 };

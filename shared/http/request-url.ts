@@ -30,7 +30,7 @@ export const requestUrl = (event: HttpEvent): string => {
  * The route's part of the path the gateway saw: as many segments as the route's resource has (a path
  * parameter is one segment), so whatever stage or base path comes before is left to PUBLIC_BASE_URL.
  */
-const routePath = (path: string, resource: string): string => {
+export const routePath = (path: string, resource: string): string => {
   const segments = resource.split('/').filter((segment) => segment !== '').length;
   return segments === 0 ? '' : `/${path.split('/').slice(-segments).join('/')}`;
 };
