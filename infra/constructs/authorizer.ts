@@ -20,6 +20,8 @@ export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tr
   corsAllowedOrigins: readonly string[];
   /** Where a front serves the API's root: Digest's `uri` names the front's path, not the gateway's. */
   publicBaseUrl?: string;
+  /** The secret a declared front sends in X-Origin-Secret (docs/security.md): then the viewer's address is counted. */
+  originSecret?: string;
 }
 
 /**
@@ -49,6 +51,7 @@ export class BasicDigestAuthorizer extends Construct {
         lockoutMaxSeconds: props.lockout.lockoutMaxSeconds,
         ...(props.corsAllowedOrigins.length > 0 && { corsAllowedOrigins: props.corsAllowedOrigins }),
         publicBaseUrl: props.publicBaseUrl,
+        originSecret: props.originSecret,
       }),
     }).function;
     props.authTable.grant(this.function, ...AUTHORIZER_AUTH_TABLE_ACCESS.table);
