@@ -9,7 +9,8 @@ describe('CloudFront-Viewer-Address', () => {
   });
 
   it('gives nothing for a value that names no address', () => {
-    for (const value of ['', '46532', 'example.com:443', '198.51.100.10']) expect(addressOfViewer(value), value).toBe(undefined);
+    for (const value of ['', '46532', 'example.com:443', '198.51.100.10'])
+      expect(addressOfViewer(value), value).toBe(undefined);
   });
 
   it('is counted only with the configured secret, else the peer is', () => {
