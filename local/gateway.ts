@@ -10,6 +10,17 @@ import { isStreamedResult, type StreamedProxyResult, writeStreamedResult } from 
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /**
+ * Lambda's limit on a synchronous invoke's payload (6 MB): the whole proxy event as JSON, the body
+ * in base64. A body of about 4.4 MB or more passes API Gateway's 10 MB but not this, and the gateway
+ * answers 413 itself (the stack shapes it like the handlers' 413).
+ */
+export const LAMBDA_MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/** Whether Lambda would refuse to be invoked with this event. */
+export const exceedsInvokePayload = (event: APIGatewayProxyEvent) =>
+  event.body !== null && Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES;
+
+/**
  * API Gateway's fixed quota on the request line plus all header values. Past it the gateway refuses
  * the request itself (AWS does not document the status; the local server answers 431). Node's own
  * 16 KiB limit on the whole header block still applies beyond that, also with a 431.

@@ -15,9 +15,10 @@ import {
   RESOURCE_METHODS,
   requiresAuth,
 } from '../shared/api/routes';
+import { failure, GATEWAY_BODY_TOO_LARGE_MESSAGE } from '../shared/http/responses';
 import { runAsFunction } from '../shared/store/call-log';
 import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
-import { lambdaContext, toProxyEvent } from './gateway';
+import { exceedsInvokePayload, lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
@@ -69,7 +70,9 @@ export const functionInvoker = ({ root, publicReads, realm, answer, stage }: Inv
 
   return async (request, url, body, match) => {
     const event = toProxyEvent(request, url, body, match, stage);
+    const tooLarge = () => answer(request, failure(413, GATEWAY_BODY_TOO_LARGE_MESSAGE));
     if (!('route' in match)) {
+      if (exceedsInvokePayload(event)) return tooLarge();
       const handler = await loadHandler<ProxyHandler>(RESOURCE_METHODS.entry);
       const context = lambdaContext(
         RESOURCE_METHODS.name,
@@ -92,6 +95,8 @@ export const functionInvoker = ({ root, publicReads, realm, answer, stage }: Inv
       if (!isAllowed(result, authorizerEvent.methodArn)) return answer(request, accessDenied(result, realm));
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
+    // After the authorizer, whose event has no body: API Gateway's 413 when the function cannot be invoked.
+    if (exceedsInvokePayload(event)) return tooLarge();
     const handler = await loadHandler<ProxyHandler>(match.route.entry);
     const context = lambdaContext(match.route.name, event.requestContext.requestId, functionTimeoutMs(match.route));
     return runAsFunction(match.route.name, () =>
