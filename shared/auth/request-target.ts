@@ -1,4 +1,3 @@
-import { routePath } from '../http/request-url';
 import type { AuthRequest } from './types';
 
 /** One query parameter as the gateway hands it on: name and value, both decoded. */
@@ -91,6 +90,15 @@ export const uriMatchesRequest = (uri: string, request: AuthRequest): boolean =>
   const path = decodePath(rawPath);
   if (path === undefined || path !== decodePath(request.path)) return false;
   return multisetKey(queryPairsOfUri(rawQuery)) === multisetKey(queryPairsOfRequest(request.query));
+};
+
+/**
+ * The route's part of the path the gateway saw: as many segments as the route's resource has (a path
+ * parameter is one segment), so whatever stage or base path comes before is left to PUBLIC_BASE_URL.
+ */
+export const routePath = (path: string, resource: string): string => {
+  const segments = resource.split('/').filter((segment) => segment !== '').length;
+  return segments === 0 ? '' : `/${path.split('/').slice(-segments).join('/')}`;
 };
 
 /** Where the client addressed the request: the gateway's path, or the front's when PUBLIC_BASE_URL names one. */
