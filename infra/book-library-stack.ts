@@ -44,6 +44,8 @@ export interface BookLibraryStackProps extends StackProps {
   corsAllowedOrigins?: readonly string[];
   /** The URL a front (CDN, proxy) serves the API's root at: `Location` and the links are written on it. */
   publicBaseUrl?: string;
+  /** The secret a declared CloudFront front sends in X-Origin-Secret: its viewer address is then counted. */
+  originSecret?: string;
   /** PUT, PATCH and DELETE without If-Match get 428 (default off: the contract's clients send none). */
   requireIfMatch?: boolean;
   /** Steady-state requests per second and burst for the whole stage. */
@@ -110,6 +112,8 @@ export class BookLibraryStack extends Stack {
       lockout: props.lockout ?? DEFAULT_LOCKOUT_POLICY,
       basicChallenge: props.basicChallenge ?? DEFAULT_BASIC_CHALLENGE,
       corsAllowedOrigins: props.corsAllowedOrigins ?? [],
+      ...(props.publicBaseUrl && { publicBaseUrl: props.publicBaseUrl }),
+      ...(props.originSecret && { originSecret: props.originSecret }),
       tracing,
       samLocal,
       architecture,

@@ -83,6 +83,7 @@ export const stackOptionsFromContext = (tryGetContext: (name: string) => unknown
     publicReads: flag('publicReads'),
     corsAllowedOrigins: corsAllowedOrigins(),
     publicBaseUrl: publicBaseUrl(),
+    originSecret: optional('originSecret'),
     requireIfMatch: flag('requireIfMatch'),
     retainData: stage === 'prod' || flag('retainData'),
     throttling: {

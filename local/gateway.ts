@@ -10,6 +10,17 @@ import { isStreamedResult, type StreamedProxyResult, writeStreamedResult } from 
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /**
+ * Lambda's limit on a synchronous invoke's payload (6 MB): the whole proxy event as JSON, the body
+ * in base64. A body of about 4.4 MB or more passes API Gateway's 10 MB but not this, and the gateway
+ * answers 413 itself (the stack shapes it like the handlers' 413).
+ */
+export const LAMBDA_MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/** Whether Lambda would refuse to be invoked with this event. */
+export const exceedsInvokePayload = (event: APIGatewayProxyEvent) =>
+  event.body !== null && Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES;
+
+/**
  * API Gateway's fixed quota on the request line plus all header values. Past it the gateway refuses
  * the request itself (AWS does not document the status; the local server answers 431). Node's own
  * 16 KiB limit on the whole header block still applies beyond that, also with a 431.
@@ -84,6 +95,8 @@ export interface GatewayRequest {
   /** The address the server listens on: the request context's `domainName`, the origin of every link. */
   localAddress?: string;
   localPort?: number;
+  /** The stage the request named before the route's path (LOCAL_STAGE); none: the path is the route's. */
+  stage?: string;
 }
 
 /** An address as the host part of a URL (an IPv6 literal in brackets). */
@@ -111,7 +124,10 @@ const firstHeader = (rawHeaders: string[], name: string): string | undefined => 
   return undefined;
 };
 
-/** The REST API proxy event API Gateway would send for this request (no stage in the local path). */
+/**
+ * The REST API proxy event API Gateway would send for this request. `url` is the path past the stage;
+ * with a stage, `requestContext.path` names it first, as on an execute-api URL.
+ */
 export const proxyEventOf = (
   request: GatewayRequest,
   url: URL,
@@ -163,8 +179,8 @@ export const proxyEventOf = (
       },
       // The server's own address, never the client's Host (on AWS: the API's own domain name).
       domainName: hostOf(request.localAddress ?? '127.0.0.1'),
-      path: url.pathname,
-      stage: 'local',
+      path: request.stage ? `/${request.stage}${url.pathname}` : url.pathname,
+      stage: request.stage ?? 'local',
       requestId: randomUUID(),
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),
@@ -175,9 +191,16 @@ export const proxyEventOf = (
 };
 
 /** The proxy event for a request arriving at the local server. */
-export const toProxyEvent = (request: IncomingMessage, url: URL, body: Buffer, match: ResourceMatch) =>
+export const toProxyEvent = (
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  match: ResourceMatch,
+  stage: string | undefined,
+) =>
   proxyEventOf(
     {
+      ...(stage && { stage }),
       rawHeaders: request.rawHeaders,
       httpVersion: request.httpVersion,
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',

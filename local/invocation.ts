@@ -15,9 +15,10 @@ import {
   RESOURCE_METHODS,
   requiresAuth,
 } from '../shared/api/routes';
+import { failure, GATEWAY_BODY_TOO_LARGE_MESSAGE } from '../shared/http/responses';
 import { runAsFunction } from '../shared/store/call-log';
 import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
-import { lambdaContext, toProxyEvent } from './gateway';
+import { exceedsInvokePayload, lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
@@ -36,6 +37,8 @@ export interface InvokerOptions {
   realm: string;
   /** How the gateway gives its own answer (here, the 401 of a Deny) with its standard and CORS headers. */
   answer: (request: IncomingMessage, result: APIGatewayProxyResult) => APIGatewayProxyResult;
+  /** The stage every path starts with (LOCAL_STAGE), as on an execute-api URL; none: paths start with the route. */
+  stage?: string;
 }
 
 /**
@@ -54,7 +57,7 @@ export type Invoke = (
  * route's handler, with the events it would send. Each handler module is imported once and kept,
  * as a warm Lambda container keeps it.
  */
-export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOptions): Invoke => {
+export const functionInvoker = ({ root, publicReads, realm, answer, stage }: InvokerOptions): Invoke => {
   const modules = new Map<string, Promise<unknown>>();
   const loadHandler = <T>(entry: string): Promise<T> => {
     let handler = modules.get(entry);
@@ -66,8 +69,10 @@ export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOpt
   };
 
   return async (request, url, body, match) => {
-    const event = toProxyEvent(request, url, body, match);
+    const event = toProxyEvent(request, url, body, match, stage);
+    const tooLarge = () => answer(request, failure(413, GATEWAY_BODY_TOO_LARGE_MESSAGE));
     if (!('route' in match)) {
+      if (exceedsInvokePayload(event)) return tooLarge();
       const handler = await loadHandler<ProxyHandler>(RESOURCE_METHODS.entry);
       const context = lambdaContext(
         RESOURCE_METHODS.name,
@@ -90,6 +95,8 @@ export const functionInvoker = ({ root, publicReads, realm, answer }: InvokerOpt
       if (!isAllowed(result, authorizerEvent.methodArn)) return answer(request, accessDenied(result, realm));
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }
+    // After the authorizer, whose event has no body: API Gateway's 413 when the function cannot be invoked.
+    if (exceedsInvokePayload(event)) return tooLarge();
     const handler = await loadHandler<ProxyHandler>(match.route.entry);
     const context = lambdaContext(match.route.name, event.requestContext.requestId, functionTimeoutMs(match.route));
     return runAsFunction(match.route.name, () =>

@@ -45,6 +45,10 @@ Environment:
   ${ENV.corsAllowedOrigins}  browser origins allowed to call the API (CORS), comma-separated (default none)
   ${ENV.publicBaseUrl}    the URL a proxy serves the API's root at (https://books.example.com): Location and
                      the links at / and /api are written on it (default this server's own address)
+  \${ENV.originSecret}      the secret a CloudFront front sends in X-Origin-Secret: its CloudFront-Viewer-Address
+                     is then what the guessing limit counts (default none: the peer's address)
+  LOCAL_STAGE        a stage name every path then starts with (/prod/api/books), as on an execute-api
+                     URL, to try a front that adds it (a CloudFront origin path); default none
   ${ENV.nonceSecret}       HMAC key for Digest nonces (default: a new random one per start)
   ${ENV.digestAlgorithms}   MD5, SHA-256 or both comma-separated: the Digest challenges offered, in order (default MD5)
   ${ENV.basicChallenge}    last, first or none: the Basic challenge after the Digest ones, before them, or left
@@ -81,6 +85,8 @@ export interface LocalOptions {
   users: Array<{ username: string; password: string; role: Role }>;
   /** The environment the handlers read, as a function's would be set on Lambda. */
   functionEnvironment: Record<string, string>;
+  /** LOCAL_STAGE: the stage every path starts with; undefined: none. */
+  stage: string | undefined;
 }
 
 const portNumber = (name: string, raw: string, lowest: number) => {
@@ -136,7 +142,12 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
     throw new LocalStartError((error as Error).message, { cause: error });
   }
   const nonceSecret = setting('nonceSecret') ?? randomBytes(32).toString('base64');
+  const stage = env.LOCAL_STAGE || undefined;
+  if (stage !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(stage)) {
+    throw new LocalStartError(`LOCAL_STAGE must be letters, digits, - and _ (a stage name), got "${stage}"`);
+  }
   return {
+    stage,
     port: portNumber('PORT', env.PORT ?? '3000', 0),
     dataDir: env.DATA_DIR || '.data',
     dynamodbEndpoint: setting('dynamodbEndpoint'),

@@ -42,6 +42,11 @@ export interface LocalServerOptions {
   storageGuard?: () => StorageGuard | undefined;
   /** The connection limits; the defaults are LOCAL_SERVER_LIMITS. */
   limits?: Partial<LocalServerLimits>;
+  /**
+   * A stage every path must start with (`/prod/api/books`), as on an execute-api URL, so a front that
+   * adds it (a CloudFront origin path) can be tried locally; none: paths start with the route.
+   */
+  stage?: string;
 }
 
 /** How long a client may take, and how many may be connected at once (docs/operations.md). */
@@ -118,6 +123,14 @@ const requestTarget = (target: string | undefined): URL | undefined => {
   }
 };
 
+/** The target past its stage (`/prod/api/books` → `/api/books`); undefined when it does not name the stage. */
+const pastStage = (url: URL | undefined, stage: string | undefined): URL | undefined => {
+  if (!url || !stage) return url;
+  if (!url.pathname.startsWith(`/${stage}/`)) return undefined;
+  url.pathname = url.pathname.slice(stage.length + 1);
+  return url;
+};
+
 const MALFORMED_HOST = 'Host must be a host name or IP address, optionally with a port';
 
 /**
@@ -183,6 +196,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     publicReads: options.publicReads ?? false,
     realm: options.realm ?? DEFAULTS.realm,
     answer: gatewayAnswer,
+    ...(options.stage && { stage: options.stage }),
   });
 
   const serve = async (request: IncomingMessage): Promise<APIGatewayProxyResult | StreamedProxyResult> => {
@@ -197,7 +211,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
       request.resume();
       return gatewayAnswer(request, validationFailure({ host: MALFORMED_HOST }));
     }
-    const url = requestTarget(request.url);
+    const url = pastStage(requestTarget(request.url), options.stage);
     const method = request.method ?? '';
     // A known path's other methods (OPTIONS included) go to RESOURCE_METHODS, as on the stack.
     const match = url && (matchRoute(method, url.pathname) ?? matchResource(method, url.pathname));

@@ -62,6 +62,7 @@ export const setUpLocalService = async (
   const server = createLocalServer({
     publicReads: options.publicReads,
     realm: options.realm,
+    ...(options.stage && { stage: options.stage }),
     ready: new Promise<void>((done) => {
       ready = done;
     }),
@@ -75,7 +76,7 @@ export const setUpLocalService = async (
       { cause: error },
     );
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${options.stage ? `/${options.stage}` : ''}`;
   service = {
     server,
     url,

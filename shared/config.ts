@@ -168,6 +168,8 @@ export const SETTINGS = {
   corsAllowedOrigins: setting('CORS_ALLOWED_ORIGINS', originList, (origins) => origins.join(',')),
   /** The URL `Location` and links are written on, for a front that reaches the API under its own origin; unset: the gateway's. */
   publicBaseUrl: setting('PUBLIC_BASE_URL', publicBaseUrl),
+  /** The secret a declared front (CloudFront) sends in X-Origin-Secret: then its viewer address is counted (authorizer). */
+  originSecret: setting('ORIGIN_SECRET', optionalText),
   /** PUT, PATCH and DELETE without If-Match get 428 (the stack's requireIfMatch option). */
   requireIfMatch: setting('REQUIRE_IF_MATCH', flag(false)),
   /** Service name on log lines and metrics (Powertools reads the same variable). */

@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { AuthenticationUnavailableError } from '../../shared/auth/errors';
-import { queryOfEvent } from '../../shared/auth/request-target';
+import { clientTarget, queryOfEvent } from '../../shared/auth/request-target';
+import { ORIGIN_SECRET_HEADER, sourceAddressOf, VIEWER_ADDRESS_HEADER } from '../../shared/auth/viewer-address';
 import { readSetting } from '../../shared/config';
 import { originOf } from '../../shared/http/origin';
 import { logger } from '../../shared/observability/logger';
@@ -23,6 +24,12 @@ const headerValues = (event: APIGatewayRequestAuthorizerEvent, name: string): st
   return Object.entries(event.headers ?? {})
     .filter(([key, value]) => key.toLowerCase() === name && value !== undefined)
     .map(([, value]) => value as string);
+};
+
+/** A header's value when sent exactly once (a repeated one is not the front's alone). */
+const singleHeader = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
+  const values = headerValues(event, name);
+  return values.length === 1 ? values[0] : undefined;
 };
 
 /** The API's own origin, as the handlers build links on it: the gateway's domain, never the client's Host. */
@@ -50,12 +57,23 @@ const corsOriginOf = (event: APIGatewayRequestAuthorizerEvent): { corsOrigin?: s
 const authenticate = async (event: APIGatewayRequestAuthorizerEvent) => {
   try {
     const authenticator = await getAuthenticator();
+    const target = clientTarget(
+      { path: event.requestContext.path, resource: event.resource, origin: ownOrigin(event) },
+      readSetting('publicBaseUrl'),
+    );
     return await authenticator.authenticate({
       method: event.httpMethod,
-      path: event.requestContext.path,
+      path: target.path,
       query: queryOfEvent(event),
-      origin: ownOrigin(event),
-      sourceAddress: event.requestContext.identity?.sourceIp,
+      origin: target.origin,
+      sourceAddress: sourceAddressOf(
+        {
+          sourceIp: event.requestContext.identity?.sourceIp,
+          viewerAddress: singleHeader(event, VIEWER_ADDRESS_HEADER),
+          originSecret: singleHeader(event, ORIGIN_SECRET_HEADER),
+        },
+        readSetting('originSecret'),
+      ),
       authorization: headerValues(event, 'authorization'),
     });
   } catch (error) {

@@ -18,6 +18,10 @@ export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tr
   basicChallenge: BasicChallengePlacement;
   /** Browser origins CORS lets in: a Deny names a listed request's origin for the 401's CORS field. */
   corsAllowedOrigins: readonly string[];
+  /** Where a front serves the API's root: Digest's `uri` names the front's path, not the gateway's. */
+  publicBaseUrl?: string;
+  /** The secret a declared front sends in X-Origin-Secret (docs/security.md): then the viewer's address is counted. */
+  originSecret?: string;
 }
 
 /**
@@ -46,6 +50,8 @@ export class BasicDigestAuthorizer extends Construct {
         lockoutSeconds: props.lockout.lockoutSeconds,
         lockoutMaxSeconds: props.lockout.lockoutMaxSeconds,
         ...(props.corsAllowedOrigins.length > 0 && { corsAllowedOrigins: props.corsAllowedOrigins }),
+        publicBaseUrl: props.publicBaseUrl,
+        originSecret: props.originSecret,
       }),
     }).function;
     props.authTable.grant(this.function, ...AUTHORIZER_AUTH_TABLE_ACCESS.table);

@@ -176,11 +176,18 @@ export class BookRestApi extends Construct {
       headers: { ...BookRestApi.gatewayHeaders(corsOrigins, true), 'WWW-Authenticate': 'context.authorizer.challenge' },
     });
     // The authorizer threw (its account store throttled or failed): 503 and a time to try again, not 500.
-    this.gatewayResponse('AuthorizerFailure', apigateway.ResponseType.AUTHORIZER_FAILURE, {
-      statusCode: '503',
-      headers: { 'Retry-After': `'${AUTHENTICATION_RETRY_AFTER_SECONDS}'` },
-      body: { status: 503, message: AUTHENTICATION_UNAVAILABLE_MESSAGE },
-    });
+    // An authorizer that timed out, crashed or returned a malformed policy is reported as
+    // AUTHORIZER_CONFIGURATION_ERROR instead: to the client the same passing unavailability.
+    for (const [id, type] of [
+      ['AuthorizerFailure', apigateway.ResponseType.AUTHORIZER_FAILURE],
+      ['AuthorizerConfigurationError', apigateway.ResponseType.AUTHORIZER_CONFIGURATION_ERROR],
+    ] as const) {
+      this.gatewayResponse(id, type, {
+        statusCode: '503',
+        headers: { 'Retry-After': `'${AUTHENTICATION_RETRY_AFTER_SECONDS}'` },
+        body: { status: 503, message: AUTHENTICATION_UNAVAILABLE_MESSAGE },
+      });
+    }
     // Safety net if API Gateway ever rejects before the authorizer runs: a static challenge.
     this.gatewayResponse('Unauthorized', apigateway.ResponseType.UNAUTHORIZED, {
       statusCode: '401',
@@ -188,7 +195,10 @@ export class BookRestApi extends Construct {
     });
     // An unknown path or method: 404 with no body, instead of 403 "Missing Authentication Token".
     this.gatewayResponse('UnknownRoute', apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, { statusCode: '404' });
-    // A body past API Gateway's 10 MB: the contract's 413 shape.
+    // A resource API Gateway cannot find after the authorizer allowed the call: the same 404.
+    this.gatewayResponse('ResourceNotFound', apigateway.ResponseType.RESOURCE_NOT_FOUND, { statusCode: '404' });
+    // A body past API Gateway's 10 MB, or past Lambda's 6 MB invoke payload once base64-encoded
+    // (about 4.4 MB): the contract's 413 shape and the handlers' message.
     this.gatewayResponse('RequestTooLarge', apigateway.ResponseType.REQUEST_TOO_LARGE, {
       statusCode: '413',
       body: { status: 413, message: GATEWAY_BODY_TOO_LARGE_MESSAGE },

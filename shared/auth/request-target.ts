@@ -91,3 +91,36 @@ export const uriMatchesRequest = (uri: string, request: AuthRequest): boolean =>
   if (path === undefined || path !== decodePath(request.path)) return false;
   return multisetKey(queryPairsOfUri(rawQuery)) === multisetKey(queryPairsOfRequest(request.query));
 };
+
+/**
+ * The route's part of the path the gateway saw: as many segments as the route's resource has (a path
+ * parameter is one segment), so whatever stage or base path comes before is left to PUBLIC_BASE_URL.
+ */
+export const routePath = (path: string, resource: string): string => {
+  const segments = resource.split('/').filter((segment) => segment !== '').length;
+  return segments === 0 ? '' : `/${path.split('/').slice(-segments).join('/')}`;
+};
+
+/** Where the client addressed the request: the gateway's path, or the front's when PUBLIC_BASE_URL names one. */
+export interface ClientTarget {
+  path: string;
+  /** The origin an absolute-form Digest `uri` must name. */
+  origin: string | undefined;
+}
+
+/**
+ * The path the client used, which its Digest `uri` names. Without a front it is the gateway's
+ * `requestContext.path` (stage or custom-domain base path included). Behind a front that rewrites
+ * the path (a CloudFront origin path, a base path mapping), it is the front's path (publicBaseUrl's)
+ * followed by the route's part of the gateway's path, as the handlers build links.
+ */
+export const clientTarget = (
+  gateway: { path: string; resource: string; origin: string | undefined },
+  publicBaseUrl: string | undefined,
+): ClientTarget => {
+  if (publicBaseUrl === undefined) return { path: gateway.path, origin: gateway.origin };
+  const front = new URL(publicBaseUrl);
+  const trailingSlash = gateway.path.length > 1 && gateway.path.endsWith('/') ? '/' : '';
+  const route = routePath(gateway.path.replace(/\/+$/, ''), gateway.resource);
+  return { path: `${front.pathname.replace(/\/+$/, '')}${route}${trailingSlash}` || '/', origin: front.origin };
+};

@@ -1,3 +1,4 @@
+import { routePath } from '../auth/request-target';
 import { readSetting } from '../config';
 import { hostAndPort, originOf } from './origin';
 import type { HttpEvent } from './types';
@@ -24,13 +25,4 @@ export const requestUrl = (event: HttpEvent): string => {
     ...(forwardedPort !== undefined && { port: forwardedPort }),
   });
   return `${origin ?? ''}${path}`;
-};
-
-/**
- * The route's part of the path the gateway saw: as many segments as the route's resource has (a path
- * parameter is one segment), so whatever stage or base path comes before is left to PUBLIC_BASE_URL.
- */
-const routePath = (path: string, resource: string): string => {
-  const segments = resource.split('/').filter((segment) => segment !== '').length;
-  return segments === 0 ? '' : `/${path.split('/').slice(-segments).join('/')}`;
 };

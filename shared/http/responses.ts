@@ -1,4 +1,6 @@
 import type { FieldErrors } from '../books/types';
+import { PayloadTooLargeError } from './errors';
+import { MAX_BODY_BYTES } from './json-body';
 import type { HttpResponse } from './types';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
@@ -73,8 +75,11 @@ export const AUTHENTICATION_UNAVAILABLE_MESSAGE = 'Credentials cannot be checked
 /** Seconds a client is asked to wait when its credentials could not be checked. */
 export const AUTHENTICATION_RETRY_AFTER_SECONDS = 1;
 
-/** A body past the gateway's 10 MB (API Gateway's REQUEST_TOO_LARGE response; mirrored locally). */
-export const GATEWAY_BODY_TOO_LARGE_MESSAGE = 'Request body is too large';
+/**
+ * A body the gateway refuses itself (past its 10 MB, or past Lambda's invoke payload once base64-encoded):
+ * the handlers' own 413 message, since whichever refuses it the client broke the same 64 KiB rule.
+ */
+export const GATEWAY_BODY_TOO_LARGE_MESSAGE = new PayloadTooLargeError(MAX_BODY_BYTES).message;
 
 /** The function did not answer within the integration's timeout (API Gateway's INTEGRATION_TIMEOUT, 504). */
 export const GATEWAY_TIMEOUT_MESSAGE = 'The service did not answer in time';

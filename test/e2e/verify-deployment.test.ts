@@ -120,6 +120,7 @@ describe('npm run verify:deployment', () => {
       'wrong-password',
       'stale-nonce',
       'unknown-route',
+      'too-large-for-lambda',
     ]);
     const run = await verify(api.baseUrl, ['--skip-gateway-responses']).done;
     expect(run.code, output(run)).toBe(0);

@@ -12,7 +12,13 @@ const DEFAULT_INTEGRATION_TIMEOUT_MS = 29_000;
 /** The variants, as `cdk synth -c name=value` gives them (bundling skipped: only the wiring is read). */
 const VARIANTS: Record<string, Record<string, string>> = {
   default: {},
-  prod: { stage: 'prod', publicReads: 'true', tracing: 'true', publicBaseUrl: 'https://books.example.com' },
+  prod: {
+    stage: 'prod',
+    publicReads: 'true',
+    tracing: 'true',
+    publicBaseUrl: 'https://books.example.com',
+    originSecret: 'front-secret',
+  },
   bufferedList: { bufferedList: 'true' },
 };
 
@@ -79,15 +85,28 @@ describe.each(Object.keys(VARIANTS))('the %s template', (variant) => {
     expect(checked).toBeGreaterThan(20);
   });
 
-  it('passes publicBaseUrl, when given, to every function that answers a route', () => {
+  it('passes publicBaseUrl, when given, to every function that answers a route, the authorizer included', () => {
     const wanted = VARIANTS[variant]?.publicBaseUrl;
     const functions = ofType(template.resources, 'AWS::Lambda::Function').filter(
-      ([id]) => !/^Authorizer|^ResourceMethods/.test(id),
+      ([id]) => !/^ResourceMethods/.test(id),
     );
     expect(functions.length).toBeGreaterThan(10);
     for (const [id, fn] of functions) {
       const variables = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
       expect(variables.PUBLIC_BASE_URL, id).toBe(wanted);
     }
+  });
+
+  it('gives the front’s secret, when given, to the authorizer alone', () => {
+    const functions = ofType(template.resources, 'AWS::Lambda::Function');
+    const holders = functions.filter(([, fn]) =>
+      JSON.stringify(fn.Properties.Environment ?? {}).includes('ORIGIN_SECRET'),
+    );
+    const wanted = VARIANTS[variant]?.originSecret;
+    expect(holders.map(([id]) => id.startsWith('Authorizer'))).toEqual(wanted ? [true] : []);
+    if (wanted)
+      expect(
+        (holders[0]?.[1].Properties.Environment as { Variables: Record<string, string> }).Variables.ORIGIN_SECRET,
+      ).toBe(wanted);
   });
 });

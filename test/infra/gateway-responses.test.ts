@@ -64,12 +64,14 @@ describe('gateway responses answer what the OpenAPI document promises', () => {
   it('are the ones the stack configures', () => {
     expect(gatewayResponses.map((response) => response.ResponseType).sort()).toEqual([
       'ACCESS_DENIED',
+      'AUTHORIZER_CONFIGURATION_ERROR',
       'AUTHORIZER_FAILURE',
       'DEFAULT_4XX',
       'DEFAULT_5XX',
       'INTEGRATION_TIMEOUT',
       'MISSING_AUTHENTICATION_TOKEN',
       'REQUEST_TOO_LARGE',
+      'RESOURCE_NOT_FOUND',
       'UNAUTHORIZED',
     ]);
   });

@@ -221,7 +221,7 @@ describe('BookLibraryStack', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'REQUEST_TOO_LARGE',
       StatusCode: '413',
-      ResponseTemplates: { 'application/json': '{"status":413,"message":"Request body is too large"}' },
+      ResponseTemplates: { 'application/json': '{"status":413,"message":"Request body must be at most 65536 bytes"}' },
     });
   });
 

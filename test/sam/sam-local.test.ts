@@ -487,8 +487,8 @@ describe('sam local start-api: the authorizer in front of the handlers', () => {
         /^FAIL {2}a JSON body that is not UTF-8 .*got 502 with \{"message":"Internal server error"\}/,
       ),
     ]);
-    expect(run.stdout.match(/^SKIP .*/gm)?.length, 'the six checks that need gateway responses').toBe(6);
-    expect(run.stdout).toMatch(/^FAILED: \d+ passed, 1 failed, 6 skipped$/m);
+    expect(run.stdout.match(/^SKIP .*/gm)?.length, 'the seven checks that need gateway responses').toBe(7);
+    expect(run.stdout).toMatch(/^FAILED: \d+ passed, 1 failed, 7 skipped$/m);
     expect(run.code, run.stderr).toBe(1);
   }, 180_000);
 

@@ -40,6 +40,8 @@ export const startLocalApi = async (
     limits?: Partial<LocalServerLimits>;
     /** Project root the handler paths are read from (a test's stand-in handlers). */
     root?: string;
+    /** The stage every path starts with (LOCAL_STAGE). */
+    stage?: string;
   } = {},
 ) => {
   const tables = await prepareFunctionEnvironment(options.env);
@@ -47,6 +49,7 @@ export const startLocalApi = async (
     publicReads: options.publicReads ?? false,
     ...(options.limits && { limits: options.limits }),
     ...(options.root && { root: options.root }),
+    ...(options.stage && { stage: options.stage }),
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;

@@ -175,3 +175,13 @@ describe('npm start, step by step', () => {
     ]);
   });
 });
+
+describe('LOCAL_STAGE', () => {
+  it('is a stage name every path then starts with, or none', () => {
+    expect(parseLocalOptions([], {})?.stage).toBe(undefined);
+    expect(parseLocalOptions([], { LOCAL_STAGE: 'prod' })?.stage).toBe('prod');
+    for (const value of ['/prod', 'a b', 'prod/v1']) {
+      expect(() => parseLocalOptions([], { LOCAL_STAGE: value }), value).toThrow(/LOCAL_STAGE/);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queryOfEvent, uriMatchesRequest } from '../../shared/auth/request-target';
+import { clientTarget, queryOfEvent, uriMatchesRequest } from '../../shared/auth/request-target';
 import type { AuthRequest } from '../../shared/auth/types';
 
 /** The request as the gateway hands it to the authorizer: the path as sent, query values decoded. */
@@ -127,5 +127,29 @@ describe('the query of an authorizer event', () => {
   it('is empty when the event has no query at all', () => {
     expect(queryOfEvent({ multiValueQueryStringParameters: null, queryStringParameters: null })).toEqual({});
     expect(queryOfEvent({})).toEqual({});
+  });
+});
+
+describe('clientTarget: the path the client used, behind a front named by publicBaseUrl', () => {
+  const gateway = {
+    path: '/prod/api/books/7',
+    resource: '/api/books/{id}',
+    origin: 'https://abc.execute-api.eu-west-1.amazonaws.com',
+  };
+
+  it('is the gateway’s path and origin when no front is named', () => {
+    expect(clientTarget(gateway, undefined)).toEqual({ path: gateway.path, origin: gateway.origin });
+  });
+
+  it('is the front’s path before the route’s part of the gateway’s path (a CloudFront origin path)', () => {
+    expect(clientTarget(gateway, 'https://cdn.example.com')).toEqual({
+      path: '/api/books/7',
+      origin: 'https://cdn.example.com',
+    });
+  });
+
+  it('keeps a base path mapping’s base and a trailing slash', () => {
+    const mapped = { path: '/api/books/', resource: '/api/books', origin: undefined };
+    expect(clientTarget(mapped, 'https://books.example.com/library').path).toBe('/library/api/books/');
   });
 });

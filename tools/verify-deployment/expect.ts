@@ -89,3 +89,18 @@ export const expectUnderBase = (baseUrl: string, written: string | null, path: s
   if (url.pathname !== wantedPath) fail(`${what}: "${written}" is not ${base.origin}${wantedPath}`);
   return url;
 };
+
+/**
+ * An answer API Gateway writes itself: `{status, message}` as the stack's gateway response gives it
+ * (no timestamp: a gateway template cannot write an ISO 8601 date), or with one, as `npm start` does.
+ */
+export const expectGatewayErrorBody = (response: HttpResponse, status: number, message: string, what: string) => {
+  expectStatus(response, status, what);
+  const body = parseJson(response, what) as Record<string, unknown> | null;
+  const { timestamp, ...rest } = typeof body === 'object' && body !== null ? body : {};
+  if (!isDeepStrictEqual(rest, { status, message }))
+    fail(`${what}: body is ${excerpt(response.text)}, expected {status: ${status}, message: "${message}"}`);
+  if (timestamp !== undefined && !isIsoTimestamp(timestamp))
+    fail(`${what}: timestamp ${JSON.stringify(timestamp)} is not an ISO 8601 date-time in UTC`);
+  if (response.headers.get('cache-control') !== 'no-store') fail(`${what}: Cache-Control is not no-store`);
+};

@@ -1,4 +1,4 @@
-import { expectErrorBody, expectNoBody, expectStatus } from '../expect';
+import { expectErrorBody, expectGatewayErrorBody, expectNoBody, expectStatus } from '../expect';
 import type { Check } from '../types';
 import { CONTRACT, call, refusedCreate } from './support';
 
@@ -66,6 +66,19 @@ export const ERROR_CHECKS: readonly Check[] = [
       const body = JSON.stringify({ ...fields, title: `${fields.title} ${padding}` });
       const response = await refusedCreate(context, { 'content-type': 'application/json' }, body);
       expectErrorBody(response, 413, { message: CONTRACT.tooLarge }, `POST of ${Buffer.byteLength(body)} bytes`);
+      return undefined;
+    },
+  },
+  {
+    id: 'too-large-for-lambda',
+    name: 'a 7 MB body (past Lambda’s invoke payload once base64-encoded) gets the gateway’s 413 with the same message',
+    needsGatewayResponses: GATEWAY,
+    needs: ['basic'],
+    run: async (context) => {
+      const fields = context.books.fields(7);
+      const body = JSON.stringify({ ...fields, title: `${fields.title} ${'x'.repeat(7 * 1024 * 1024)}` });
+      const response = await refusedCreate(context, { 'content-type': 'application/json' }, body);
+      expectGatewayErrorBody(response, 413, CONTRACT.tooLarge, `POST of ${Buffer.byteLength(body)} bytes`);
       return undefined;
     },
   },
