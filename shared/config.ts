@@ -142,6 +142,8 @@ export const SETTINGS = {
   booksTableName: setting('BOOKS_TABLE_NAME', required),
   /** The auth table: users, spent nonces, the nonce key (authorizer). */
   authTableName: setting('AUTH_TABLE_NAME', required),
+  /** The EventBridge bus change events are published to (events function). */
+  eventBusName: setting('EVENT_BUS_NAME', required),
   /** The realm of every challenge and of the stored digests. */
   realm: setting('AUTH_REALM', realmName(DEFAULTS.realm)),
   /** Seconds a Digest nonce is accepted after it was issued. */
