@@ -164,7 +164,6 @@ export class BookLibraryStack extends Stack {
 
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
-      // The events function's throttles only delay events: its iterator-age alarm covers them.
       functions: this.functions,
       authorizer: auth.function,
       changeEvents: { function: this.changeEvents.function, deadLetters: this.changeEvents.deadLetters },
@@ -178,7 +177,7 @@ export class BookLibraryStack extends Stack {
     new CfnOutput(this, 'AuthTableName', { value: this.tables.auth.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.changeEvents.bus.eventBusName });
     new CfnOutput(this, 'EventBusArn', { value: this.changeEvents.bus.eventBusArn });
-    new CfnOutput(this, 'EventArchiveName', { value: this.changeEvents.archive.archiveName });
+    new CfnOutput(this, 'EventArchiveArn', { value: this.changeEvents.archive.archiveArn });
     new CfnOutput(this, 'ChangeEventDeadLettersUrl', { value: this.changeEvents.deadLetters.queueUrl });
   }
 

@@ -121,6 +121,14 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
  * an operator re-drives them, docs/operations.md).
  */
 const changeEventAlarms = (group: Construct, { function: fn, deadLetters }: AlarmProps['changeEvents']) => [
+  new cloudwatch.Alarm(group, 'ChangeEventsThrottles', {
+    alarmDescription: 'The change-events function was throttled (concurrency exhausted) in the last 5 minutes: events fall behind',
+    metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+    threshold: 0,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  }),
   new cloudwatch.Alarm(group, 'ChangeEventsIteratorAge', {
     alarmDescription: `Change events are more than ${ITERATOR_AGE_ALARM_MINUTES} minutes behind the books table's writes`,
     metric: fn.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),

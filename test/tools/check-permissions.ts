@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { RecordedCall } from '../../shared/store/call-log';
 import { parseCommandLine, runTool, UsageError } from '../../tools/cli';
 import { deniedCalls, describeDenial, unnoticedRemovals } from './permissions/evaluate';
+import { eventsFunctionProblems } from './permissions/events-function';
 import { synthesizeRoles } from './permissions/role-policies';
 
 const COMMAND = 'npm run test:permissions --';
@@ -16,7 +17,9 @@ Runs the integration and end-to-end suites with every DynamoDB call each functio
 synthesizes it, with an IAM policy simulator (@cloud-copilot/iam-simulate). Fails when a call would
 be denied on AWS, naming the function, action, resource and the statement its role lacks, and
 when a function is granted a DynamoDB action no recorded call of it needs (more than it uses, and
-a grant whose removal would go unnoticed) (exit 1; 2 on a usage error).
+a grant whose removal would go unnoticed) (exit 1; 2 on a usage error). The change-events function,
+which makes no DynamoDB item call, is checked on its declared calls instead
+(test/tools/permissions/events-function.ts): each must be allowed, and each forbidden one denied.
 
 Options:
   --calls <file>   check the calls recorded in this file instead of running the suites
@@ -71,8 +74,12 @@ const main = async () => {
     );
   }
   if (unneeded.length > 0) throw new Error(`${unneeded.length} granted action(s) no recorded call needs`);
+  const events = roles.changeEvents ? await eventsFunctionProblems(roles.changeEvents) : ['no change-events function'];
+  for (const problem of events) console.error(problem);
+  if (events.length > 0) throw new Error(`${events.length} change-events permission problem(s)`);
   console.log(
-    `${made.length} DynamoDB calls of ${new Set(made.map((c) => c.function)).size} functions: all allowed, every granted action needed`,
+    `${made.length} DynamoDB calls of ${new Set(made.map((c) => c.function)).size} functions: all allowed, every granted action needed; ` +
+      'the change-events function: its declared calls allowed, the forbidden ones denied',
   );
 };
 

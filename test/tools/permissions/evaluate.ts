@@ -48,7 +48,7 @@ const missingStatement = (request: Request): PolicyStatement => ({
   }),
 });
 
-const evaluate = async (request: Request, role: FunctionRole): Promise<string> => {
+export const evaluate = async (request: Request, role: FunctionRole): Promise<string> => {
   const result = await runSimulation(
     {
       request: {

@@ -1,0 +1,163 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Book } from '../../shared/books/types';
+import { bookKey, isbnClaimKey, toBookItem } from '../../shared/store/books/book-items';
+import { newBook } from '../support/books';
+import { type EventBridgeStandin, type ReceivedEntry, startEventBridgeStandin } from '../support/eventbridge-standin';
+
+/**
+ * The events function's real handler, with its real SDK client, against a local PutEvents stand-in
+ * over HTTP (there is no EventBridge emulator), fed stream records shaped as Lambda delivers them
+ * from a NEW_AND_OLD_IMAGES stream of items the store writes.
+ */
+const BUS = 'book-library-test';
+let standin: EventBridgeStandin;
+let handler: (event: DynamoDBStreamEvent, context: Context) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+
+beforeAll(async () => {
+  standin = await startEventBridgeStandin();
+  vi.stubEnv('EVENT_BUS_NAME', BUS);
+  vi.stubEnv('AWS_ENDPOINT_URL_EVENTBRIDGE', standin.endpoint);
+  vi.stubEnv('AWS_REGION', 'eu-west-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDTEST');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
+  ({ handler } = await import('../../functions/events/handler'));
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await standin.close();
+});
+beforeEach(() => {
+  standin.requests.length = 0;
+  standin.accepted.length = 0;
+  standin.judge = () => 'accept';
+});
+
+let sequence = 100;
+const book = (id: number, title: string): Book => ({ ...newBook('9780306406157', { title }), id });
+const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as never;
+
+/** One record as Lambda delivers it from the books table's stream. */
+const change = (
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
+  keys: Record<string, unknown>,
+  before?: Record<string, unknown>,
+  after?: Record<string, unknown>,
+): DynamoDBRecord => {
+  sequence += 1;
+  return {
+    eventID: `event-${sequence}`,
+    eventName,
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: 'eu-west-1',
+    eventSourceARN: 'arn:aws:dynamodb:eu-west-1:123456789012:table/books/stream/2026-11-28T00:00:00.000',
+    dynamodb: {
+      ApproximateCreationDateTime: 1_764_288_000 + sequence,
+      Keys: image(keys),
+      ...(after && { NewImage: image(after) }),
+      ...(before && { OldImage: image(before) }),
+      SequenceNumber: String(sequence).padStart(21, '0'),
+      SizeBytes: 512,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  };
+};
+const created = (b: Book) => change('INSERT', bookKey(b.id), undefined, toBookItem(b, 1));
+const updated = (b: Book, version: number, title: string) =>
+  change('MODIFY', bookKey(b.id), toBookItem(b, version - 1), toBookItem({ ...b, title }, version));
+const deleted = (b: Book, version: number) => change('REMOVE', bookKey(b.id), toBookItem(b, version));
+const isbnClaim = () => change('INSERT', isbnClaimKey('9780306406157'), undefined, { ...isbnClaimKey('9780306406157'), bookId: 1 });
+
+const invoke = (records: DynamoDBRecord[]) =>
+  handler({ Records: records }, { functionName: 'events', awsRequestId: 'test' } as unknown as Context);
+const detailOf = (entry: ReceivedEntry) => JSON.parse(entry.Detail) as Record<string, any>;
+const sequenceOf = (record: DynamoDBRecord) => record.dynamodb?.SequenceNumber as string;
+const failuresOf = (...records: DynamoDBRecord[]) => records.map((record) => ({ itemIdentifier: sequenceOf(record) }));
+/** The accepted events of one book, as "type version" in the order the bus took them. */
+const historyOf = (id: number) =>
+  standin.accepted
+    .map(detailOf)
+    .filter((event) => event.subject === String(id))
+    .map((event) => `${event.type.split('.').at(-1)} v${event.bookversion}`);
+
+describe('the change-events function (real handler, real SDK, PutEvents stand-in)', () => {
+  it('puts one entry per book change on the bus: source and detail-type from the CloudEvent, the whole event as detail', async () => {
+    const first = book(1, 'First');
+    const records = [created(first), isbnClaim(), updated(first, 2, 'Second'), deleted(first, 2)];
+    expect(await invoke(records)).toEqual({ batchItemFailures: [] });
+
+    expect(standin.accepted).toHaveLength(3); // the ISBN claim is no book: nothing
+    for (const entry of standin.accepted) {
+      const event = detailOf(entry);
+      expect(entry).toMatchObject({ EventBusName: BUS, Source: event.source, DetailType: event.type });
+      expect(event).toMatchObject({ specversion: '1.0', subject: '1', datacontenttype: 'application/json' });
+    }
+    expect(historyOf(1)).toEqual(['created v1', 'updated v2', 'deleted v2']);
+    expect(detailOf(standin.accepted[1] as ReceivedEntry).data).toMatchObject({ id: 1, title: 'Second' });
+  });
+
+  it('sends at most ten entries and at most one change per book in a request, so a book’s changes leave in order', async () => {
+    const books = [1, 2, 3].map((id) => book(id, `Book ${id}`));
+    const records = books.flatMap((b) => [created(b)]);
+    for (let version = 2; version <= 8; version++) records.push(...books.map((b) => updated(b, version, `v${version}`)));
+    records.push(...[4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map((id) => created(book(id, `Book ${id}`))));
+    expect(await invoke(records)).toEqual({ batchItemFailures: [] });
+
+    expect(standin.accepted).toHaveLength(records.length);
+    for (const request of standin.requests) {
+      expect(request.length).toBeLessThanOrEqual(10);
+      const subjects = request.map((entry) => detailOf(entry).subject);
+      expect(new Set(subjects).size).toBe(subjects.length);
+    }
+    for (const b of books) {
+      expect(historyOf(b.id)).toEqual(['created v1', ...[2, 3, 4, 5, 6, 7, 8].map((v) => `updated v${v}`)]);
+    }
+  });
+
+  it('resends only the entries EventBridge refused, and reports nothing when a resend got them through', async () => {
+    const [a, b] = [book(1, 'A'), book(2, 'B')];
+    const records = [created(a), created(b)];
+    standin.judge = (entry, seen) => (detailOf(entry).subject === '1' && seen < 3 ? { errorCode: 'ThrottlingException' } : 'accept');
+    expect(await invoke(records)).toEqual({ batchItemFailures: [] });
+
+    expect(standin.requests.map((request) => request.map((entry) => detailOf(entry).subject))).toEqual([
+      ['1', '2'],
+      ['1'],
+      ['1'],
+    ]);
+    expect(historyOf(1)).toEqual(['created v1']);
+  });
+
+  it('after three refusals reports the record, and holds back that book’s later changes, reporting them too', async () => {
+    const [a, b] = [book(1, 'A'), book(2, 'B')];
+    const aCreated = created(a);
+    const bCreated = created(b);
+    const aUpdated = updated(a, 2, 'A2');
+    const bUpdated = updated(b, 2, 'B2');
+    standin.judge = (entry) => (detailOf(entry).subject === '1' ? { errorCode: 'InternalFailure' } : 'accept');
+
+    expect(await invoke([aCreated, bCreated, aUpdated, bUpdated])).toEqual({
+      batchItemFailures: failuresOf(aCreated, aUpdated),
+    });
+    const sentForA = standin.requests.flat().filter((entry) => detailOf(entry).subject === '1');
+    expect(sentForA.map((entry) => detailOf(entry).bookversion)).toEqual([1, 1, 1]); // v2 never sent
+    expect(historyOf(2)).toEqual(['created v1', 'updated v2']);
+  });
+
+  it('sends nothing more after a request failed as a whole, reporting every record from there on', async () => {
+    const books = Array.from({ length: 12 }, (_, index) => book(index + 1, `Book ${index + 1}`));
+    const records = books.map(created);
+    standin.judge = (entry) => (detailOf(entry).subject === '11' ? { requestStatus: 500 } : 'accept');
+
+    expect(await invoke(records)).toEqual({ batchItemFailures: failuresOf(...records.slice(10)) });
+    expect(standin.accepted).toHaveLength(10);
+  });
+
+  it('fails the invocation when no record got out, so the event source mapping bisects the batch', async () => {
+    standin.judge = () => ({ requestStatus: 500 });
+    await expect(invoke([created(book(1, 'A')), created(book(2, 'B'))])).rejects.toThrow(/All records failed/);
+  });
+});
