@@ -40,7 +40,7 @@ export const createTableInput = (tableName: string, table: TableDefinition): Cre
         Projection: { ProjectionType: 'ALL' },
       })),
     }),
-    ...(table.stream && { StreamSpecification: { StreamEnabled: true, StreamViewType: table.stream } }),
+    ...(table.streamView && { StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView } }),
   };
 };
 

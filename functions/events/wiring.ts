@@ -29,7 +29,8 @@ export const publishChanges = async (records: readonly DynamoDBRecord[]): Promis
     const event = bookEventOf(record, names);
     return event && entryOf(event, bus);
   });
-  for (const [sequenceNumber, error] of unpublished) logger.error('change event not published', { sequenceNumber, error });
+  for (const [sequenceNumber, error] of unpublished)
+    logger.error('change event not published', { sequenceNumber, error });
   countUnpublishedChangeEvents(unpublished.size);
   return unpublished;
 };

@@ -122,7 +122,8 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
  */
 const changeEventAlarms = (group: Construct, { function: fn, deadLetters }: AlarmProps['changeEvents']) => [
   new cloudwatch.Alarm(group, 'ChangeEventsThrottles', {
-    alarmDescription: 'The change-events function was throttled (concurrency exhausted) in the last 5 minutes: events fall behind',
+    alarmDescription:
+      'The change-events function was throttled (concurrency exhausted) in the last 5 minutes: events fall behind',
     metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
     threshold: 0,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -152,7 +153,8 @@ const changeEventAlarms = (group: Construct, { function: fn, deadLetters }: Alar
     treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
   }),
   new cloudwatch.Alarm(group, 'ChangeEventsDeadLetters', {
-    alarmDescription: 'A batch of book changes was given up: its events were not published (docs/operations.md, re-drive)',
+    alarmDescription:
+      'A batch of book changes was given up: its events were not published (docs/operations.md, re-drive)',
     metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
     threshold: 0,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -91,14 +91,21 @@ export class ChangeEvents extends Construct {
     // Granted by hand, not with table.grantStreamRead: that adds ListStreams on every resource ("*").
     fn.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        actions: [
+          'dynamodb:DescribeStream',
+          'dynamodb:GetRecords',
+          'dynamodb:GetShardIterator',
+          'dynamodb:ListStreams',
+        ],
         resources: [streamArn],
       }),
     );
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.bus.eventBusArn] }));
     // Lambda sends a given-up batch's record to the destination with the function's role (SendMessage only);
     // SQS-managed encryption needs no KMS permission.
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetters.queueArn] }));
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetters.queueArn] }),
+    );
 
     const deadLetters = this.deadLetters;
     fn.addEventSourceMapping('Stream', {

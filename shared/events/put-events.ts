@@ -23,7 +23,10 @@ export class EventNotPublishedError extends Error {
     errorMessage: string | undefined,
     options?: ErrorOptions,
   ) {
-    super(`EventBridge refused the event after ${PUT_EVENTS_RETRY.attempts} attempts: ${errorCode} ${errorMessage ?? ''}`.trim(), options);
+    super(
+      `EventBridge refused the event after ${PUT_EVENTS_RETRY.attempts} attempts: ${errorCode} ${errorMessage ?? ''}`.trim(),
+      options,
+    );
   }
 }
 
@@ -46,12 +49,15 @@ export const putEvents = async (
   client: EventBridgeClient,
   entries: readonly PutEventsRequestEntry[],
 ): Promise<(EventNotPublishedError | undefined)[]> => {
-  if (entries.length > PUT_EVENTS_MAX_ENTRIES) throw new RangeError(`${entries.length} entries in one PutEvents request`);
+  if (entries.length > PUT_EVENTS_MAX_ENTRIES)
+    throw new RangeError(`${entries.length} entries in one PutEvents request`);
   const outcomes: (EventNotPublishedError | undefined)[] = entries.map(() => undefined);
   let pending = entries.map((_, index) => index);
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > 1) await sleep(PUT_EVENTS_RETRY.backoffMs(attempt - 1));
-    const response = await client.send(new PutEventsCommand({ Entries: pending.map((index) => entries[index] as PutEventsRequestEntry) }));
+    const response = await client.send(
+      new PutEventsCommand({ Entries: pending.map((index) => entries[index] as PutEventsRequestEntry) }),
+    );
     const refused = pending.flatMap((index, position) => {
       const result = response.Entries?.[position];
       if (result?.EventId && !result.ErrorCode) return [];

@@ -64,14 +64,17 @@ export const publishInOrder = async <R extends SequencedRecord>(
         if (refused) fail(record, refused);
       });
     } catch (error) {
-      brokenRequest = new PutEventsRequestError('PutEvents failed; nothing more of this batch was sent', { cause: error });
+      brokenRequest = new PutEventsRequestError('PutEvents failed; nothing more of this batch was sent', {
+        cause: error,
+      });
       for (const { record } of sending) fail(record, brokenRequest);
     }
   };
 
   for (const record of records) {
     const item = itemOf(record);
-    if (request.some((queued) => itemOf(queued.record) === item) || request.length === PUT_EVENTS_MAX_ENTRIES) await send();
+    if (request.some((queued) => itemOf(queued.record) === item) || request.length === PUT_EVENTS_MAX_ENTRIES)
+      await send();
     if (failedItems.has(item)) {
       fail(record, new EarlierChangeNotPublishedError(`an earlier change of item ${item} was not published`));
       continue;

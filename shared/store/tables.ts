@@ -21,8 +21,6 @@ export interface TableDefinition {
   indexes: IndexDefinition[];
   /** Attribute holding an epoch-seconds expiry that DynamoDB's TTL clean-up reads. */
   timeToLiveAttribute?: string;
-  /** The table's change stream, with both images of each item (the change events' source). */
-  stream?: 'NEW_AND_OLD_IMAGES';
 }
 
 /** The books table: books in id ranges, end marks, ISBN claims, the id-blocks item and Idempotency-Key records (docs/data-model.md). */
@@ -50,7 +48,6 @@ export const BOOKS_TABLE: TableDefinition = {
     },
   ],
   timeToLiveAttribute: 'expiresAt',
-  stream: 'NEW_AND_OLD_IMAGES',
 };
 
 /**

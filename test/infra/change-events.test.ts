@@ -43,7 +43,9 @@ describe('change events on AWS', () => {
 
   it('streams the books table with both images of each change, and not the auth table', () => {
     expect(resources[ids.table]?.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
-    const streamed = Object.values(resources).filter((r) => r.Type === 'AWS::DynamoDB::Table' && r.Properties.StreamSpecification);
+    const streamed = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::DynamoDB::Table' && r.Properties.StreamSpecification,
+    );
     expect(streamed).toHaveLength(1);
   });
 
@@ -83,10 +85,15 @@ describe('change events on AWS', () => {
   });
 
   it('keeps dead letters in an encrypted queue that refuses unencrypted transport', () => {
-    expect(resources[ids.queue]?.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+    expect(resources[ids.queue]?.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 1_209_600,
+    });
     const policies = Object.values(resources).filter((r) => r.Type === 'AWS::SQS::QueuePolicy');
     expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
-    expect(policies.some((p) => JSON.stringify(p.Properties.Queues) === JSON.stringify([{ Ref: ids.queue }]))).toBe(true);
+    expect(policies.some((p) => JSON.stringify(p.Properties.Queues) === JSON.stringify([{ Ref: ids.queue }]))).toBe(
+      true,
+    );
   });
 
   it('alarms on iterator age, unpublished events and dead letters', () => {
@@ -118,8 +125,12 @@ describe('change events on AWS', () => {
     expect(role.ManagedPolicyArns).toBeUndefined();
     expect(role.Policies).toBeUndefined();
     const statements = Object.values(resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === ids.role))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+      .filter(
+        (r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === ids.role),
+      )
+      .flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+      )
       .map(({ Action, Resource }) => ({ Action: [Action].flat().sort(), Resource }));
     const logGroup = Object.entries(resources).find(
       ([id, r]) => r.Type === 'AWS::Logs::LogGroup' && id.startsWith('ChangeEventsPublisher'),
@@ -127,7 +138,12 @@ describe('change events on AWS', () => {
     expect(statements).toEqual(
       expect.arrayContaining([
         {
-          Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+          Action: [
+            'dynamodb:DescribeStream',
+            'dynamodb:GetRecords',
+            'dynamodb:GetShardIterator',
+            'dynamodb:ListStreams',
+          ],
           Resource: { 'Fn::GetAtt': [ids.table, 'StreamArn'] },
         },
         { Action: ['events:PutEvents'], Resource: { 'Fn::GetAtt': [ids.bus, 'Arn'] } },

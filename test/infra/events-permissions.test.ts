@@ -7,7 +7,10 @@ const withStatements = (reach: ChangeEventsRole, edit: (statements: PolicyStatem
   ...reach,
   role: {
     ...reach.role,
-    policies: reach.role.policies.map(({ name, policy }) => ({ name, policy: { ...policy, Statement: edit(policy.Statement) } })),
+    policies: reach.role.policies.map(({ name, policy }) => ({
+      name,
+      policy: { ...policy, Statement: edit(policy.Statement) },
+    })),
   },
 });
 
@@ -42,7 +45,9 @@ describe('the change-events function in the permission check (npm run test:permi
       );
       const problems = await eventsFunctionProblems(without);
       expect(problems, action).toHaveLength(1);
-      expect(problems[0]).toMatch(new RegExp(`^DENIED: the (function|event source mapping) may not ${action} on arn:aws:`));
+      expect(problems[0]).toMatch(
+        new RegExp(`^DENIED: the (function|event source mapping) may not ${action} on arn:aws:`),
+      );
     }
   });
 
@@ -52,8 +57,12 @@ describe('the change-events function in the permission check (npm run test:permi
       { Effect: 'Allow', Action: ['dynamodb:PutItem', 'events:PutEvents', 'sqs:SendMessage'], Resource: '*' },
     ]);
     const problems = await eventsFunctionProblems(broader);
-    expect(problems.some((p) => p.startsWith('ALLOWED: the change-events role may dynamodb:PutItem on arn:aws:dynamodb:'))).toBe(true);
-    expect(problems.some((p) => p.includes('events:PutEvents on arn:aws:events:eu-west-1:123456789012:event-bus/default'))).toBe(true);
+    expect(
+      problems.some((p) => p.startsWith('ALLOWED: the change-events role may dynamodb:PutItem on arn:aws:dynamodb:')),
+    ).toBe(true);
+    expect(
+      problems.some((p) => p.includes('events:PutEvents on arn:aws:events:eu-west-1:123456789012:event-bus/default')),
+    ).toBe(true);
     expect(problems.some((p) => p.includes('sqs:SendMessage on arn:aws:sqs:eu-west-1:123456789012:other'))).toBe(true);
   });
 });

@@ -13,7 +13,10 @@ import { type EventBridgeStandin, type ReceivedEntry, startEventBridgeStandin } 
  */
 const BUS = 'book-library-test';
 let standin: EventBridgeStandin;
-let handler: (event: DynamoDBStreamEvent, context: Context) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+let handler: (
+  event: DynamoDBStreamEvent,
+  context: Context,
+) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
 beforeAll(async () => {
   standin = await startEventBridgeStandin();
@@ -37,14 +40,14 @@ beforeEach(() => {
 
 let sequence = 100;
 const book = (id: number, title: string): Book => ({ ...newBook('9780306406157', { title }), id });
-const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as never;
+const image = (item: object) => marshall(item, { removeUndefinedValues: true }) as never;
 
 /** One record as Lambda delivers it from the books table's stream. */
 const change = (
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
-  keys: Record<string, unknown>,
-  before?: Record<string, unknown>,
-  after?: Record<string, unknown>,
+  keys: object,
+  before?: object,
+  after?: object,
 ): DynamoDBRecord => {
   sequence += 1;
   return {
@@ -69,7 +72,8 @@ const created = (b: Book) => change('INSERT', bookKey(b.id), undefined, toBookIt
 const updated = (b: Book, version: number, title: string) =>
   change('MODIFY', bookKey(b.id), toBookItem(b, version - 1), toBookItem({ ...b, title }, version));
 const deleted = (b: Book, version: number) => change('REMOVE', bookKey(b.id), toBookItem(b, version));
-const isbnClaim = () => change('INSERT', isbnClaimKey('9780306406157'), undefined, { ...isbnClaimKey('9780306406157'), bookId: 1 });
+const isbnClaim = () =>
+  change('INSERT', isbnClaimKey('9780306406157'), undefined, { ...isbnClaimKey('9780306406157'), bookId: 1 });
 
 const invoke = (records: DynamoDBRecord[]) =>
   handler({ Records: records }, { functionName: 'events', awsRequestId: 'test' } as unknown as Context);
@@ -102,7 +106,8 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
   it('sends at most ten entries and at most one change per book in a request, so a book’s changes leave in order', async () => {
     const books = [1, 2, 3].map((id) => book(id, `Book ${id}`));
     const records = books.flatMap((b) => [created(b)]);
-    for (let version = 2; version <= 8; version++) records.push(...books.map((b) => updated(b, version, `v${version}`)));
+    for (let version = 2; version <= 8; version++)
+      records.push(...books.map((b) => updated(b, version, `v${version}`)));
     records.push(...[4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map((id) => created(book(id, `Book ${id}`))));
     expect(await invoke(records)).toEqual({ batchItemFailures: [] });
 
@@ -120,7 +125,8 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
   it('resends only the entries EventBridge refused, and reports nothing when a resend got them through', async () => {
     const [a, b] = [book(1, 'A'), book(2, 'B')];
     const records = [created(a), created(b)];
-    standin.judge = (entry, seen) => (detailOf(entry).subject === '1' && seen < 3 ? { errorCode: 'ThrottlingException' } : 'accept');
+    standin.judge = (entry, seen) =>
+      detailOf(entry).subject === '1' && seen < 3 ? { errorCode: 'ThrottlingException' } : 'accept';
     expect(await invoke(records)).toEqual({ batchItemFailures: [] });
 
     expect(standin.requests.map((request) => request.map((entry) => detailOf(entry).subject))).toEqual([

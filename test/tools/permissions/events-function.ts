@@ -37,7 +37,11 @@ export const eventsFunctionCalls = (reach: ChangeEventsRole): { allowed: EventsC
       ...['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan'].map(
         (action): EventsCall => ({ action: `dynamodb:${action}`, resource: table, by: 'nobody' }),
       ),
-      { action: 'dynamodb:GetRecords', resource: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/other/stream/2026-01-01T00:00:00.000`, by: 'nobody' },
+      {
+        action: 'dynamodb:GetRecords',
+        resource: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/other/stream/2026-01-01T00:00:00.000`,
+        by: 'nobody',
+      },
       { action: 'events:PutEvents', resource: `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/default`, by: 'nobody' },
       { action: 'sqs:SendMessage', resource: `arn:aws:sqs:${REGION}:${ACCOUNT}:other`, by: 'nobody' },
       { action: 'sqs:ReceiveMessage', resource: reach.deadLetters, by: 'nobody' },
@@ -54,11 +58,13 @@ export const eventsFunctionProblems = async (reach: ChangeEventsRole): Promise<s
     evaluate({ function: 'ChangeEvents', action: call.action, resource: call.resource }, reach.role);
   for (const call of allowed) {
     const verdict = await verdictOf(call);
-    if (verdict !== 'Allowed') problems.push(`DENIED: the ${call.by} may not ${call.action} on ${call.resource} (${verdict})`);
+    if (verdict !== 'Allowed')
+      problems.push(`DENIED: the ${call.by} may not ${call.action} on ${call.resource} (${verdict})`);
   }
   for (const call of forbidden) {
     const verdict = await verdictOf(call);
-    if (verdict === 'Allowed') problems.push(`ALLOWED: the change-events role may ${call.action} on ${call.resource}, which it must not`);
+    if (verdict === 'Allowed')
+      problems.push(`ALLOWED: the change-events role may ${call.action} on ${call.resource}, which it must not`);
   }
   return problems;
 };
