@@ -1,0 +1,89 @@
+import { CloudEvent } from 'cloudevents';
+import type { Book } from '../books/types';
+import { isBookKey, toBook } from '../store/books/book-items';
+import { type ChangeRecord, plainImage, recordTime, UnreadableChangeRecordError } from './stream-record';
+
+/** The three kinds of change a book event reports, the last part of its `type`. */
+export const BOOK_CHANGE_KINDS = ['created', 'updated', 'deleted'] as const;
+export type BookChangeKind = (typeof BOOK_CHANGE_KINDS)[number];
+
+/** The extension attribute carrying the book's version (its ETag derives from it): consumers order by it. */
+export const BOOK_VERSION_ATTRIBUTE = 'bookversion';
+
+export interface BookEventNames {
+  /** `type` is `<typePrefix>.book.<kind>`. */
+  typePrefix: string;
+  source: string;
+}
+
+/** A book's change as a CloudEvent: the Book as GET returns it (for a deletion, as it was), its version as `bookversion`. */
+export type BookEvent = CloudEvent<Book> & { [BOOK_VERSION_ATTRIBUTE]: number };
+
+export const bookEventType = (names: BookEventNames, kind: BookChangeKind) => `${names.typePrefix}.book.${kind}`;
+
+/**
+ * Derived from the change alone (book, version, kind), so a redelivered stream record gives the same
+ * id and consumers can deduplicate on `source` and `id`; ids are never reused, so no two changes share one.
+ */
+export const bookEventId = (bookId: number, version: number, kind: BookChangeKind) =>
+  `book-${bookId}-v${version}-${kind}`;
+
+interface VersionedImage {
+  book: Book;
+  version: number;
+}
+
+const versionedImage = (image: Record<string, object> | undefined, record: ChangeRecord, which: string) => {
+  const item = plainImage(image);
+  if (!item)
+    throw new UnreadableChangeRecordError(
+      `a book's change without its ${which} (the stream must be NEW_AND_OLD_IMAGES)`,
+      record.eventID,
+    );
+  return { book: toBook(item as unknown as Book), version: Number(item.version) };
+};
+
+/** Nothing a client can see moved: the Book and its version are the same (a rewrite with equal values, a migration). */
+const unchanged = (before: VersionedImage, after: VersionedImage) =>
+  before.version === after.version && JSON.stringify(before.book) === JSON.stringify(after.book);
+
+const changeOf = (record: ChangeRecord): { kind: BookChangeKind; image: VersionedImage; time?: string } | undefined => {
+  const { NewImage, OldImage } = record.dynamodb ?? {};
+  switch (record.eventName) {
+    case 'INSERT':
+      return { kind: 'created', image: versionedImage(NewImage, record, 'new image') };
+    case 'MODIFY': {
+      const after = versionedImage(NewImage, record, 'new image');
+      return unchanged(versionedImage(OldImage, record, 'old image'), after)
+        ? undefined
+        : { kind: 'updated', image: after };
+    }
+    case 'REMOVE':
+      return { kind: 'deleted', image: versionedImage(OldImage, record, 'old image'), time: recordTime(record) };
+    default:
+      throw new UnreadableChangeRecordError(`an unknown eventName "${record.eventName}"`, record.eventID);
+  }
+};
+
+/**
+ * The event one stream record publishes, or undefined when it publishes nothing: an item that is
+ * not a book (ISBN claim, id blocks, end mark, Idempotency-Key record) or a write that changed
+ * nothing a client sees. Pure: the same record always gives the same event.
+ */
+export const bookEventOf = (record: ChangeRecord, names: BookEventNames): BookEvent | undefined => {
+  if (!isBookKey(plainImage(record.dynamodb?.Keys) ?? {})) return undefined;
+  const change = changeOf(record);
+  if (!change) return undefined;
+  const { kind, image } = change;
+  return new CloudEvent<Book>({
+    specversion: '1.0',
+    id: bookEventId(image.book.id, image.version, kind),
+    type: bookEventType(names, kind),
+    source: names.source,
+    subject: String(image.book.id),
+    time: change.time ?? image.book.updatedAt,
+    datacontenttype: 'application/json',
+    data: image.book,
+    [BOOK_VERSION_ATTRIBUTE]: image.version,
+  }) as BookEvent;
+};
