@@ -41,6 +41,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'shared/auth',
     'shared/books',
     'shared/config',
+    'shared/events',
     'shared/http',
     'shared/observability',
     'shared/openapi',

@@ -25,9 +25,11 @@ export const eventsFunctionCalls = (reach: ChangeEventsRole): { allowed: EventsC
   const logStream = `${String(logGroup).replace(/:\*$/, '')}:log-stream:2026/11/28/[$LATEST]0`;
   return {
     allowed: [
-      ...['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams'].map(
+      ...['DescribeStream', 'GetRecords', 'GetShardIterator'].map(
         (action): EventsCall => ({ action: `dynamodb:${action}`, resource: reach.stream, by: 'event source mapping' }),
       ),
+      // IAM authorizes ListStreams on "*" only: it names no stream.
+      { action: 'dynamodb:ListStreams', resource: '*', by: 'event source mapping' },
       { action: 'sqs:SendMessage', resource: reach.deadLetters, by: 'event source mapping' },
       { action: 'events:PutEvents', resource: reach.bus, by: 'function' },
       { action: 'logs:CreateLogStream', resource: logStream, by: 'runtime' },
