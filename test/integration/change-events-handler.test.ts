@@ -114,12 +114,19 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
   });
 
   it('sends nothing more after a request failed as a whole, reporting every record from there on', async () => {
-    const books = Array.from({ length: 12 }, (_, index) => book(index + 1, `Book ${index + 1}`));
+    const books = Array.from({ length: 25 }, (_, index) => book(index + 1, `Book ${index + 1}`));
     const records = books.map(created);
     standin.judge = (entry) => (detailOf(entry).subject === '11' ? { requestStatus: 500 } : 'accept');
 
     expect(await invoke(records)).toEqual({ batchItemFailures: failuresOf(...records.slice(10)) });
     expect(standin.accepted).toHaveLength(10);
+    // The first request, then the second as the SDK tried it (3 attempts); the third never left.
+    expect(standin.requests.map((request) => detailOf(request[0] as ReceivedEntry).subject)).toEqual([
+      '1',
+      '11',
+      '11',
+      '11',
+    ]);
   });
 
   it('fails the invocation when no record got out, so the event source mapping bisects the batch', async () => {
