@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { DEFAULTS, toEnvironment } from '../../shared/config';
 import { acknowledge } from './acknowledge';
 import { type FunctionArchitecture, RouteFunction } from './route-function';
+import { skipScanners } from './scanner-skips';
 
 export interface ChangeEventsProps {
   /** The books table; its stream (NEW_AND_OLD_IMAGES) is the source of every event. */
@@ -62,6 +63,18 @@ export class ChangeEvents extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
+    skipScanners(this.deadLetters, [
+      {
+        id: 'CKV_AWS_27',
+        reason:
+          'Encrypted at rest with SQS-managed keys (SqsManagedSseEnabled); the check only reads KmsMasterKeyId, and a KMS key would add a key policy and per-request cost for a queue that holds batch descriptions, no book data',
+      },
+      {
+        id: 'ES6000',
+        reason:
+          'This queue is the dead-letter destination of the change-events stream mapping; only an operator reads it, so there is nothing to redrive its messages to',
+      },
+    ]);
     acknowledge(
       this.deadLetters,
       'AwsSolutions-SQS3',
