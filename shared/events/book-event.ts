@@ -7,7 +7,10 @@ import { type ChangeRecord, plainImage, recordTime, UnreadableChangeRecordError 
 export const BOOK_CHANGE_KINDS = ['created', 'updated', 'deleted'] as const;
 export type BookChangeKind = (typeof BOOK_CHANGE_KINDS)[number];
 
-/** The extension attribute carrying the book's version (its ETag derives from it): consumers order by it. */
+/**
+ * The extension attribute carrying the book's version (its ETag derives from it; a deletion's is one
+ * past the last): it grows with each change of one book, so consumers order by it and ignore stale events.
+ */
 export const BOOK_VERSION_ATTRIBUTE = 'bookversion';
 
 export interface BookEventNames {
@@ -58,8 +61,12 @@ const changeOf = (record: ChangeRecord): { kind: BookChangeKind; image: Versione
         ? undefined
         : { kind: 'updated', image: after };
     }
-    case 'REMOVE':
-      return { kind: 'deleted', image: versionedImage(OldImage, record, 'old image'), time: recordTime(record) };
+    case 'REMOVE': {
+      // The deletion is the book's next change: a consumer that ignores versions it has seen ignores no deletion.
+      const { book, version } = versionedImage(OldImage, record, 'old image');
+      const time = [recordTime(record), book.updatedAt].sort().at(-1) as string;
+      return { kind: 'deleted', image: { book, version: version + 1 }, time };
+    }
     default:
       throw new UnreadableChangeRecordError(`an unknown eventName "${record.eventName}"`, record.eventID);
   }

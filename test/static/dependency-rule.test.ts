@@ -50,7 +50,16 @@ const ALLOWED: Record<string, readonly string[]> = {
   infra: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/observability', 'shared/store'],
   // Code shared by the operator-side programs, never bundled into a function.
   admin: ['shared/auth', 'shared/books', 'shared/store', 'shared/store/books'],
-  local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/store', 'shared/store/auth', 'admin'],
+  local: [
+    'shared/api',
+    'shared/auth',
+    'shared/config',
+    'shared/events',
+    'shared/http',
+    'shared/store',
+    'shared/store/auth',
+    'admin',
+  ],
   // The HTTP authentication client of the tools, the bench and the tests: nothing of the service's
   // own, so that a mistake the server's code makes cannot hide in the client that checks it.
   'tools/http-auth': [],
