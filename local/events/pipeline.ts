@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import { type BookEventNames, bookEventOf } from '../../shared/events/book-event';
+import { bookEventOf } from '../../shared/events/book-event';
+import type { BookEventNames } from '../../shared/events/event-types';
 import { UnreadableChangeRecordError } from '../../shared/events/stream-record';
 import { ChangeStream } from './change-stream';
 import { type DeliveryOptions, deadLetter, deliver } from './delivery';
