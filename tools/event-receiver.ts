@@ -12,8 +12,8 @@ export interface EventReceiver {
 
 export interface ReceiverOptions {
   port?: number;
-  /** Called with each valid event; its answer is the HTTP status (default 204). */
-  onEvent: (event: CloudEvent<unknown>) => number | undefined;
+  /** Called with each valid event and the request's Content-Type; its answer is the HTTP status (default 204). */
+  onEvent: (event: CloudEvent<unknown>, contentType: string | undefined) => number | undefined;
   /** Called with what was not a CloudEvent (answered 400). */
   onInvalid?: (reason: string) => void;
 }
@@ -50,7 +50,7 @@ export const startEventReceiver = async (options: ReceiverOptions): Promise<Even
           response.writeHead(400).end();
           return;
         }
-        response.writeHead(options.onEvent(event) ?? 204).end();
+        response.writeHead(options.onEvent(event, request.headers['content-type']) ?? 204).end();
       })
       .catch((error: Error) => {
         options.onInvalid?.(error.message);
