@@ -60,7 +60,8 @@ describe('with a receiver that accepts everything', () => {
   beforeAll(async () => {
     receiver = await recordingReceiver();
     running.push({ stop: receiver.close });
-    server = await serve(receiver);
+    // A retry waits longer than the next change of a book takes to be written, so a reordering would show.
+    server = await serve(receiver, { LOCAL_EVENTS_FIRST_RETRY_MS: '500' });
     check = await servedEventCheck(server.baseUrl);
   });
 
@@ -133,9 +134,16 @@ describe('with a receiver that accepts everything', () => {
     ]);
   });
 
-  it('keeps each book’s events in the order of its changes under concurrent writes to many books', async () => {
+  it('keeps each book’s events in the order of its changes under concurrent writes to many books, retries included', async () => {
     const books = 8;
     const changes = 4;
+    // Each book's third event fails once: a later change must not overtake it while it waits for its retry.
+    const failedOnce = new Set<string>();
+    receiver.state.answer = (event) => {
+      if (event.bookversion !== 3 || failedOnce.has(event.id)) return 204;
+      failedOnce.add(event.id);
+      return 500;
+    };
     const ids = await Promise.all(
       Array.from(
         { length: books },
@@ -154,6 +162,7 @@ describe('with a receiver that accepts everything', () => {
       () => ids.every((id) => ofBook(receiver.delivered(), id).length === changes + 1),
       'every book’s events',
     );
+    expect(failedOnce.size).toBe(books);
     for (const id of ids) {
       const events = ofBook(receiver.delivered(), id);
       expect(events.map((event) => event.bookversion)).toEqual([1, 2, 3, 4, 5]);
@@ -223,29 +232,40 @@ describe('when the receiver fails', () => {
     );
   });
 
-  it('keeps an undelivered event across a restart and delivers it then, once; nothing delivered is sent again', async () => {
-    const url = await unreachableUrl();
+  it('dead-letters the event when the receiver is unreachable, after retrying it', async () => {
+    const server = await serve({ url: await unreachableUrl() } as RecordingReceiver, { LOCAL_EVENTS_ATTEMPTS: '2' });
+    const created = await call(server.baseUrl, 'POST', '/api/books', newBook('Unheard'));
+    const file = join(server.dataDir, DEAD_LETTER_FILE);
+    await until(() => existsSync(file), 'the dead-letter file');
+    const entry = JSON.parse(readFileSync(file, 'utf8'));
+    expect(entry).toMatchObject({ attempts: 2, reason: expect.stringContaining('unreachable') });
+    expect(entry.event).toMatchObject({ type: `${TYPE}.created`, subject: String(created.body.id) });
+  });
+
+  it('keeps an undelivered event across a restart, then delivers it with the same id, once; nothing delivered is sent again', async () => {
     const tables = (await createTestTables()).names;
-    const receiver = { url } as RecordingReceiver;
+    const receiver = await recordingReceiver();
+    running.push({ stop: receiver.close });
+    receiver.state.answer = () => 500;
     const down = await serve(receiver, { LOCAL_EVENTS_ATTEMPTS: '1000' }, tables);
     const created = await call(down.baseUrl, 'POST', '/api/books', newBook('Waiting'));
-    await until(() => /Change event .* not delivered \(.*unreachable/.test(down.output()), 'a failed attempt');
+    await until(() => receiver.deliveries.length > 0, 'a failed attempt');
     await down.stop();
     expect(existsSync(join(down.dataDir, DEAD_LETTER_FILE))).toBe(false);
+    const failed = receiver.deliveries[0]?.event;
 
-    const up = await recordingReceiver(Number(new URL(url).port));
-    running.push({ stop: up.close });
-    const again = await serve(up, { DATA_DIR: down.dataDir }, tables);
-    await until(() => up.delivered().length === 1, 'the kept event');
-    expect(up.delivered()[0]).toMatchObject({ id: `book-${created.body.id}-v1-created` });
+    receiver.state.answer = () => 204;
+    const again = await serve(receiver, { DATA_DIR: down.dataDir }, tables);
+    await until(() => receiver.delivered().length === 1, 'the kept event');
+    expect(receiver.delivered()[0]).toEqual(failed); // mapped again from the stream: the same event, the same id
     const later = await call(again.baseUrl, 'POST', '/api/books', newBook('Later'));
-    await until(() => up.delivered().length === 2, 'the next event');
+    await until(() => receiver.delivered().length === 2, 'the next event');
     await again.stop();
 
-    const third = await serve(up, { DATA_DIR: down.dataDir }, tables);
+    const third = await serve(receiver, { DATA_DIR: down.dataDir }, tables);
     const last = await call(third.baseUrl, 'POST', '/api/books', newBook('Last'));
-    await until(() => up.delivered().some((event) => event.subject === String(last.body.id)), 'the last event');
-    expect(up.delivered().map((event) => event.subject)).toEqual(
+    await until(() => receiver.delivered().some((event) => event.subject === String(last.body.id)), 'the last event');
+    expect(receiver.delivered().map((event) => event.subject)).toEqual(
       [created, later, last].map((answer) => String(answer.body.id)),
     );
   });
