@@ -64,15 +64,22 @@ export const bookEventOf = (record: ChangeRecord, names: BookEventNames): BookEv
   const change = changeOf(record);
   if (!change) return undefined;
   const { kind, image } = change;
-  return new CloudEvent<Book>({
-    specversion: '1.0',
-    id: bookEventId(image.book.id, image.version, kind),
-    type: bookEventType(names, kind),
-    source: names.source,
-    subject: String(image.book.id),
-    time: change.time ?? image.book.updatedAt,
-    datacontenttype: 'application/json',
-    data: image.book,
-    [BOOK_VERSION_ATTRIBUTE]: image.version,
-  }) as BookEvent;
+  try {
+    return new CloudEvent<Book>({
+      specversion: '1.0',
+      id: bookEventId(image.book.id, image.version, kind),
+      type: bookEventType(names, kind),
+      source: names.source,
+      subject: String(image.book.id),
+      time: change.time ?? image.book.updatedAt,
+      datacontenttype: 'application/json',
+      data: image.book,
+      [BOOK_VERSION_ATTRIBUTE]: image.version,
+    }) as BookEvent;
+  } catch (error) {
+    // A stored book the CloudEvents rules refuse (a malformed timestamp): kept aside, never published half-valid.
+    throw new UnreadableChangeRecordError(`its event is not valid: ${(error as Error).message}`, record.eventID, {
+      cause: error,
+    });
+  }
 };

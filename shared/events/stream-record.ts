@@ -24,8 +24,9 @@ export class UnreadableChangeRecordError extends Error {
   constructor(
     message: string,
     readonly eventID: string | undefined,
+    options?: ErrorOptions,
   ) {
-    super(`${message} (stream record ${eventID ?? 'without an id'})`);
+    super(`${message} (stream record ${eventID ?? 'without an id'})`, options);
   }
 }
 

@@ -72,6 +72,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'shared/auth',
     'shared/books',
     'shared/config',
+    'shared/events',
     'shared/http',
     ...STORE,
     'admin',

@@ -173,6 +173,10 @@ describe('a record the mapping cannot read is an error, never a silent skip', ()
       record('MODIFY', bookKey(130), { NewImage: bookImage(renamed, 2) }),
     ],
     ['an unknown eventName', { ...insert, eventName: 'TRUNCATE' }],
+    [
+      'a stored book whose event CloudEvents refuses (a malformed updatedAt)',
+      record('INSERT', bookKey(130), { NewImage: bookImage({ ...created, updatedAt: 'yesterday' }, 1) }),
+    ],
   ])('%s', (_, unreadable) => {
     expect(() => bookEventOf(unreadable, names)).toThrow(UnreadableChangeRecordError);
   });
