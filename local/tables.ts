@@ -1,8 +1,10 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
   type DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -44,12 +46,25 @@ export const createTableInput = (tableName: string, table: TableDefinition): Cre
   };
 };
 
+/** A table made before it declared its stream (an older DATA_DIR) gets it now: the change events read it. */
+const ensureStream = async (client: DynamoDBClient, tableName: string, table: TableDefinition) => {
+  if (!table.streamView) return;
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (Table?.StreamSpecification?.StreamEnabled) return;
+  await client.send(
+    new UpdateTableCommand({
+      TableName: tableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView },
+    }),
+  );
+};
+
 /** Creates a table when it is missing (an existing one keeps its data across restarts). */
 const ensureTable = async (client: DynamoDBClient, tableName: string, table: TableDefinition) => {
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName, table)));
   } catch (error) {
-    if (error instanceof ResourceInUseException) return;
+    if (error instanceof ResourceInUseException) return ensureStream(client, tableName, table);
     throw error;
   }
   if (table.timeToLiveAttribute) {

@@ -1,32 +1,17 @@
 import { CloudEvent } from 'cloudevents';
 import type { Book } from '../books/types';
 import { isBookKey, toBook } from '../store/books/book-items';
+import {
+  BOOK_VERSION_ATTRIBUTE,
+  type BookChangeKind,
+  type BookEventNames,
+  bookEventId,
+  bookEventType,
+} from './event-types';
 import { type ChangeRecord, plainImage, recordTime, UnreadableChangeRecordError } from './stream-record';
-
-/** The three kinds of change a book event reports, the last part of its `type`. */
-export const BOOK_CHANGE_KINDS = ['created', 'updated', 'deleted'] as const;
-export type BookChangeKind = (typeof BOOK_CHANGE_KINDS)[number];
-
-/** The extension attribute carrying the book's version (its ETag derives from it): consumers order by it. */
-export const BOOK_VERSION_ATTRIBUTE = 'bookversion';
-
-export interface BookEventNames {
-  /** `type` is `<typePrefix>.book.<kind>`. */
-  typePrefix: string;
-  source: string;
-}
 
 /** A book's change as a CloudEvent: the Book as GET returns it (for a deletion, as it was), its version as `bookversion`. */
 export type BookEvent = CloudEvent<Book> & { [BOOK_VERSION_ATTRIBUTE]: number };
-
-export const bookEventType = (names: BookEventNames, kind: BookChangeKind) => `${names.typePrefix}.book.${kind}`;
-
-/**
- * Derived from the change alone (book, version, kind), so a redelivered stream record gives the same
- * id and consumers can deduplicate on `source` and `id`; ids are never reused, so no two changes share one.
- */
-export const bookEventId = (bookId: number, version: number, kind: BookChangeKind) =>
-  `book-${bookId}-v${version}-${kind}`;
 
 interface VersionedImage {
   book: Book;
@@ -58,8 +43,12 @@ const changeOf = (record: ChangeRecord): { kind: BookChangeKind; image: Versione
         ? undefined
         : { kind: 'updated', image: after };
     }
-    case 'REMOVE':
-      return { kind: 'deleted', image: versionedImage(OldImage, record, 'old image'), time: recordTime(record) };
+    case 'REMOVE': {
+      // The deletion is the book's next change: a consumer that ignores versions it has seen ignores no deletion.
+      const { book, version } = versionedImage(OldImage, record, 'old image');
+      const time = [recordTime(record), book.updatedAt].sort().at(-1) as string;
+      return { kind: 'deleted', image: { book, version: version + 1 }, time };
+    }
     default:
       throw new UnreadableChangeRecordError(`an unknown eventName "${record.eventName}"`, record.eventID);
   }
@@ -75,15 +64,22 @@ export const bookEventOf = (record: ChangeRecord, names: BookEventNames): BookEv
   const change = changeOf(record);
   if (!change) return undefined;
   const { kind, image } = change;
-  return new CloudEvent<Book>({
-    specversion: '1.0',
-    id: bookEventId(image.book.id, image.version, kind),
-    type: bookEventType(names, kind),
-    source: names.source,
-    subject: String(image.book.id),
-    time: change.time ?? image.book.updatedAt,
-    datacontenttype: 'application/json',
-    data: image.book,
-    [BOOK_VERSION_ATTRIBUTE]: image.version,
-  }) as BookEvent;
+  try {
+    return new CloudEvent<Book>({
+      specversion: '1.0',
+      id: bookEventId(image.book.id, image.version, kind),
+      type: bookEventType(names, kind),
+      source: names.source,
+      subject: String(image.book.id),
+      time: change.time ?? image.book.updatedAt,
+      datacontenttype: 'application/json',
+      data: image.book,
+      [BOOK_VERSION_ATTRIBUTE]: image.version,
+    }) as BookEvent;
+  } catch (error) {
+    // A stored book the CloudEvents rules refuse (a malformed timestamp): kept aside, never published half-valid.
+    throw new UnreadableChangeRecordError(`its event is not valid: ${(error as Error).message}`, record.eventID, {
+      cause: error,
+    });
+  }
 };

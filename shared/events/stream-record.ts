@@ -24,8 +24,9 @@ export class UnreadableChangeRecordError extends Error {
   constructor(
     message: string,
     readonly eventID: string | undefined,
+    options?: ErrorOptions,
   ) {
-    super(`${message} (stream record ${eventID ?? 'without an id'})`);
+    super(`${message} (stream record ${eventID ?? 'without an id'})`, options);
   }
 }
 
@@ -33,7 +34,7 @@ export class UnreadableChangeRecordError extends Error {
 export const plainImage = (image: Record<string, object> | undefined): Record<string, unknown> | undefined =>
   image && unmarshall(image as Record<string, AttributeValue>);
 
-/** The record's time as ISO-8601 UTC with milliseconds, the form the Book's timestamps take. */
+/** The record's time (whole seconds on AWS and Dynoxide) as ISO-8601 UTC with milliseconds, as the Book's timestamps. */
 export const recordTime = (record: ChangeRecord): string => {
   const time = record.dynamodb?.ApproximateCreationDateTime;
   if (time === undefined)

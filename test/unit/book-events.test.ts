@@ -92,7 +92,7 @@ describe('a book’s change as a CloudEvent', () => {
 
   it('a deleted book: the Book as it was, at the stream record’s time, from Lambda’s seconds or the SDK’s Date', () => {
     const event = bookEventOf(remove, names);
-    expect(event).toMatchObject({ type: 'org.example.catalogue.book.deleted', subject: '130', bookversion: 2 });
+    expect(event).toMatchObject({ type: 'org.example.catalogue.book.deleted', subject: '130', bookversion: 3 });
     expect(event?.data).toStrictEqual(renamed);
     expect(event?.time).toBe('2026-01-03T00:26:40.000Z');
     const fromSdk = record(
@@ -102,6 +102,19 @@ describe('a book’s change as a CloudEvent', () => {
       new Date('2026-05-06T07:08:09Z'),
     );
     expect(bookEventOf(fromSdk, names)?.time).toBe('2026-05-06T07:08:09.000Z');
+  });
+
+  it('a deletion is newer than the change before it: one version more, and never earlier (stream times are whole seconds)', () => {
+    const sameSecond = record('REMOVE', bookKey(130), { OldImage: bookImage(renamed, 2) }, new Date(renamed.updatedAt));
+    const late = { ...renamed, updatedAt: '2026-01-03T00:00:00.600Z' };
+    const truncated = record(
+      'REMOVE',
+      bookKey(130),
+      { OldImage: bookImage(late, 2) },
+      new Date('2026-01-03T00:00:00Z'),
+    );
+    expect(bookEventOf(sameSecond, names)).toMatchObject({ id: 'book-130-v3-deleted', bookversion: 3 });
+    expect(bookEventOf(truncated, names)?.time).toBe(late.updatedAt);
   });
 
   it('gives the same id for a redelivered record and different ids for different changes', () => {
@@ -160,6 +173,10 @@ describe('a record the mapping cannot read is an error, never a silent skip', ()
       record('MODIFY', bookKey(130), { NewImage: bookImage(renamed, 2) }),
     ],
     ['an unknown eventName', { ...insert, eventName: 'TRUNCATE' }],
+    [
+      'a stored book whose event CloudEvents refuses (a malformed updatedAt)',
+      record('INSERT', bookKey(130), { NewImage: bookImage({ ...created, updatedAt: 'yesterday' }, 1) }),
+    ],
   ])('%s', (_, unreadable) => {
     expect(() => bookEventOf(unreadable, names)).toThrow(UnreadableChangeRecordError);
   });
