@@ -59,7 +59,7 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
       expect(entry).toMatchObject({ EventBusName: BUS, Source: event.source, DetailType: event.type });
       expect(event).toMatchObject({ specversion: '1.0', subject: '1', datacontenttype: 'application/json' });
     }
-    expect(historyOf(1)).toEqual(['created v1', 'updated v2', 'deleted v2']);
+    expect(historyOf(1)).toEqual(['created v1', 'updated v2', 'deleted v3']); // a deletion is one version past the last change
     expect(detailOf(standin.accepted[1] as ReceivedEntry).data).toMatchObject({ id: 1, title: 'Second' });
   });
 
