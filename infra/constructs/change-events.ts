@@ -113,7 +113,7 @@ export class ChangeEvents extends Construct {
     acknowledge(
       fn.role ?? fn,
       'AwsSolutions-IAM5[Resource::*]',
-      'dynamodb:ListStreams supports no resource-level permission (IAM requires Resource "*"); Lambda checks the stream mapping\'s role for it, and it returns stream ARNs, no data.',
+      'dynamodb:ListStreams supports no resource-level permission (IAM requires Resource "*"); it is one of the four permissions Lambda documents for a DynamoDB stream mapping, and returns stream ARNs, no data.',
     );
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.bus.eventBusArn] }));
     // Lambda sends a given-up batch's record to the destination with the function's role (SendMessage only);
