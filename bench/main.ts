@@ -6,6 +6,7 @@ import { ENV } from '../shared/config';
 import { runTool } from '../tools/cli';
 import { measureAuthCapacity, renderAuthCapacity } from './auth-capacity';
 import { measureCapacity } from './capacity';
+import { measureChangeEvents, renderChangeEvents } from './change-events';
 import {
   BENCH_LIST_MAX_BOOKS,
   type ListStreamingRow,
@@ -100,11 +101,17 @@ const main = async () => {
       floorSizes.pageBooks,
     );
 
+    log('Change events: the local pipeline’s throughput and the modelled cost on AWS …');
+    const changeEvents = renderChangeEvents(
+      await measureChangeEvents(database.endpoint, database.meter, options.quick ? 200 : 1_000, log),
+    );
+
     const results = benchResults(options, bundles, routes, scaling);
     console.log(writeReport(results, capacity, options, undefined, renderListStreaming(streaming)));
     console.log(`\n${pageCost}`);
     console.log(`\n${pageFloor}`);
     console.log(`\n### The authorizer per credential\n\n${authCapacity}`);
+    console.log(`\n${changeEvents}`);
     const over = overGoal(results);
     log(over.length === 0 ? 'Every function is within the goal.' : `Over the goal: ${over.join(', ')}`);
   } finally {

@@ -18,6 +18,7 @@ import { DEFAULTS, toEnvironment } from '../shared/config';
 import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
+import { ChangeEvents } from './constructs/change-events';
 import { addResourceMethods } from './constructs/gateway-methods';
 import { BookRestApi } from './constructs/rest-api';
 import { type FunctionArchitecture, RouteFunction } from './constructs/route-function';
@@ -87,6 +88,8 @@ export class BookLibraryStack extends Stack {
   readonly api: apigateway.RestApi;
   readonly tables: ServiceTables;
   readonly functions: Record<string, lambda.IFunction> = {};
+  /** The books table's change events: stream, publishing function, bus, archive, dead letters. */
+  readonly changeEvents: ChangeEvents;
 
   constructor(scope: Construct, id: string, props: BookLibraryStackProps) {
     super(scope, id, props);
@@ -155,10 +158,19 @@ export class BookLibraryStack extends Stack {
     addResourceMethods(this.api, resourceMethods, samLocal);
     nameStageInPermissions(this, this.api, props.stage);
 
+    this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
+      books: this.tables.books,
+      stage: props.stage,
+      tracing,
+      samLocal,
+      architecture,
+    });
+
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
       functions: this.functions,
       authorizer: auth.function,
+      changeEvents: { function: this.changeEvents.function, deadLetters: this.changeEvents.deadLetters },
       ...(props.alarmTopicArn && { topicArn: props.alarmTopicArn }),
     });
 
@@ -167,6 +179,10 @@ export class BookLibraryStack extends Stack {
     new CfnOutput(this, 'OpenApiUrl', { value: `${baseUrl}/api/openapi.json` });
     new CfnOutput(this, 'BooksTableName', { value: this.tables.books.tableName });
     new CfnOutput(this, 'AuthTableName', { value: this.tables.auth.tableName });
+    new CfnOutput(this, 'EventBusName', { value: this.changeEvents.bus.eventBusName });
+    new CfnOutput(this, 'EventBusArn', { value: this.changeEvents.bus.eventBusArn });
+    new CfnOutput(this, 'EventArchiveArn', { value: this.changeEvents.archive.archiveArn });
+    new CfnOutput(this, 'ChangeEventDeadLettersUrl', { value: this.changeEvents.deadLetters.queueUrl });
   }
 
   private routeEnvironment(route: Route, props: BookLibraryStackProps): Record<string, string> {

@@ -14,6 +14,8 @@ import {
   type SettingKey,
   toEnvironment,
 } from '../shared/config';
+import type { DeliveryOptions } from './events/delivery';
+import { DEFAULT_LOCAL_EVENT_DELIVERY, parseEventDelivery } from './events/delivery-options';
 import { DEFAULT_TABLE_NAMES, type TableNames } from './tables';
 
 /* `npm start`'s step 1 (local/start.ts has the rest): its options, from the command line and environment. */
@@ -63,6 +65,12 @@ Environment:
   ${ENV.logLevel}         INFO shows the JSON access line Lambda logs for each request
                                (default WARN here: the one-line request log is easier to read)
   ${ENV.metricsDisabled}  false prints the EMF metric lines Lambda emits (default true here)
+  LOCAL_EVENTS_URL   POST each book's change event here as a CloudEvent (structured mode, one per request);
+                     \`npm run events:watch\` prints them (default: none, no events)
+  LOCAL_EVENTS_ATTEMPTS  attempts per event before it goes to DATA_DIR/events-dead-letter.jsonl (default ${DEFAULT_LOCAL_EVENT_DELIVERY.attempts})
+  LOCAL_EVENTS_FIRST_RETRY_MS  wait after the first failed attempt, doubled after each further one (default ${DEFAULT_LOCAL_EVENT_DELIVERY.firstBackoffMs})
+  ${ENV.eventTypePrefix}  change events' type is <prefix>.book.created, .updated or .deleted (default ${DEFAULTS.eventTypePrefix})
+  ${ENV.eventSource}       change events' source (default ${DEFAULTS.eventSource})
 `;
 
 /** An option that `npm start` cannot run with; the message names it. */
@@ -83,6 +91,8 @@ export interface LocalOptions {
   publicReads: boolean;
   nonceSecret: string;
   users: Array<{ username: string; password: string; role: Role }>;
+  /** Where the books' change events go (LOCAL_EVENTS_URL); undefined: nowhere, the stream is not read. */
+  events: DeliveryOptions | undefined;
   /** The environment the handlers read, as a function's would be set on Lambda. */
   functionEnvironment: Record<string, string>;
   /** LOCAL_STAGE: the stage every path starts with; undefined: none. */
@@ -146,6 +156,12 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
   if (stage !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(stage)) {
     throw new LocalStartError(`LOCAL_STAGE must be letters, digits, - and _ (a stage name), got "${stage}"`);
   }
+  let events: DeliveryOptions | undefined;
+  try {
+    events = parseEventDelivery(env);
+  } catch (error) {
+    throw new LocalStartError((error as Error).message, { cause: error });
+  }
   return {
     stage,
     port: portNumber('PORT', env.PORT ?? '3000', 0),
@@ -158,6 +174,7 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
     publicReads: setting('publicReads'),
     nonceSecret,
     users,
+    events,
     functionEnvironment: toEnvironment({
       booksTableName: tables.books,
       authTableName: tables.auth,

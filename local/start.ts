@@ -3,11 +3,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userRecord } from '../admin/user-records';
 import { toEnvironment } from '../shared/config';
+import { bookEventNames } from '../shared/events/names';
 import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';
 import { createDocumentClient, createDynamoClient } from '../shared/store/dynamodb-client';
 import { type DatabaseExit, DatabasePortInUseError, type LocalDatabase, startLocalDatabase } from './dynoxide';
 import { DynoxideMissingError } from './dynoxide-binary';
 import { apiUrlFile } from './endpoint-file';
+import { type EventPipeline, startEventPipeline } from './events/pipeline';
 import { type LocalOptions, LocalStartError } from './options';
 import { createLocalServer } from './server';
 import { checkForStaleDatabase, forgetDatabase, recordDatabase, StaleDatabaseError } from './stale-database';
@@ -28,6 +30,8 @@ export interface LocalService {
   database: LocalDatabase | undefined;
   /** Watches that database's folder and disk, once it runs (local/storage-guard.ts). */
   storageGuard: StorageGuard | undefined;
+  /** Reads the books table's stream and delivers change events, when LOCAL_EVENTS_URL is set. */
+  events: EventPipeline | undefined;
   /** Called if the database this start launched ends while the service runs (never when `stop` ends it). */
   onDatabaseLost: (exit: DatabaseExit) => void;
   /** Lets the requests that arrived meanwhile through, once the database is ready. */
@@ -82,6 +86,7 @@ export const setUpLocalService = async (
     url,
     database: undefined,
     storageGuard: undefined,
+    events: undefined,
     onDatabaseLost: () => undefined,
     ready,
     stopping: false,
@@ -91,6 +96,7 @@ export const setUpLocalService = async (
       server.close();
       server.closeAllConnections();
       forgetApiUrl(options.dataDir, url);
+      await service.events?.stop();
       if (service.database) forgetDatabase(options.dataDir);
       await service.database?.stop();
     },
@@ -184,6 +190,22 @@ export const startStorage = async (
     const endpoint = options.dynamodbEndpoint ?? (service.database as LocalDatabase).endpoint;
     Object.assign(process.env, toEnvironment({ dynamodbEndpoint: endpoint }));
     await prepareTables(options, endpoint, log);
+    // Before the first request: a first start reads from the stream's end, so its own changes come after.
+    if (options.events) {
+      const delivery = options.events;
+      service.events = await startEventPipeline({
+        endpoint,
+        tableName: options.tables.books,
+        dataDir: options.dataDir,
+        delivery,
+        names: bookEventNames(),
+        log,
+      }).catch((error: Error) => {
+        throw new LocalStartError(`could not read the books table's stream for LOCAL_EVENTS_URL: ${error.message}`, {
+          cause: error,
+        });
+      });
+    }
     if (service.database) service.storageGuard = guardStorage(options.dataDir, { log: console.error });
   } catch (error) {
     await service.stop();

@@ -1,8 +1,10 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
   type DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -40,7 +42,21 @@ export const createTableInput = (tableName: string, table: TableDefinition): Cre
         Projection: { ProjectionType: 'ALL' },
       })),
     }),
+    ...(table.streamView && { StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView } }),
   };
+};
+
+/** A table made before it declared its stream (an older DATA_DIR) gets it now: the change events read it. */
+const ensureStream = async (client: DynamoDBClient, tableName: string, table: TableDefinition) => {
+  if (!table.streamView) return;
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (Table?.StreamSpecification?.StreamEnabled) return;
+  await client.send(
+    new UpdateTableCommand({
+      TableName: tableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView },
+    }),
+  );
 };
 
 /** Creates a table when it is missing (an existing one keeps its data across restarts). */
@@ -48,7 +64,7 @@ const ensureTable = async (client: DynamoDBClient, tableName: string, table: Tab
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName, table)));
   } catch (error) {
-    if (error instanceof ResourceInUseException) return;
+    if (error instanceof ResourceInUseException) return ensureStream(client, tableName, table);
     throw error;
   }
   if (table.timeToLiveAttribute) {

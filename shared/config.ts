@@ -38,6 +38,10 @@ export const DEFAULTS = {
   listMaxBooks: DEFAULT_LIST_MAX_BOOKS,
   /** The table names of `npm start` and the tools when nothing else is given. */
   tableNames: { books: 'books', auth: 'auth' },
+  /** Change events' `type` is `<prefix>.book.created`, `.book.updated` or `.book.deleted` (docs/contract.md, "Events"). */
+  eventTypePrefix: 'com.example.library',
+  /** Change events' `source`, a URI reference (EventBridge's `source` too). */
+  eventSource: 'book-library',
 } as const;
 
 /** A variable is set, but not to something the runtime can use. */
@@ -142,6 +146,8 @@ export const SETTINGS = {
   booksTableName: setting('BOOKS_TABLE_NAME', required),
   /** The auth table: users, spent nonces, the nonce key (authorizer). */
   authTableName: setting('AUTH_TABLE_NAME', required),
+  /** The EventBridge bus change events are published to (events function). */
+  eventBusName: setting('EVENT_BUS_NAME', required),
   /** The realm of every challenge and of the stored digests. */
   realm: setting('AUTH_REALM', realmName(DEFAULTS.realm)),
   /** Seconds a Digest nonce is accepted after it was issued. */
@@ -184,6 +190,10 @@ export const SETTINGS = {
   dynamodbEndpoint: setting('DYNAMODB_ENDPOINT', optionalText),
   /** The region; Lambda sets it, a local endpoint does not need one. */
   region: setting('AWS_REGION', optionalText),
+  /** The prefix of change events' `type` (a reverse domain name the consumer's rules match on). */
+  eventTypePrefix: setting('EVENT_TYPE_PREFIX', text(DEFAULTS.eventTypePrefix)),
+  /** Change events' `source` attribute. */
+  eventSource: setting('EVENT_SOURCE', text(DEFAULTS.eventSource)),
   /** A file each DynamoDB call is appended to as a JSON line (`npm run test:permissions`); unset on Lambda. */
   dynamodbCallLog: setting('DYNAMODB_CALL_LOG', optionalText),
 } as const;

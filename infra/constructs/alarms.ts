@@ -4,6 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULTS } from '../../shared/config';
 import { DIMENSION, METRIC } from '../../shared/observability/metric-names';
@@ -19,7 +20,12 @@ export interface AlarmProps {
   serverErrorPercent?: number;
   /** Accounts locked within 5 minutes that raise the lockout alarm (default 10). */
   lockoutsPerPeriod?: number;
+  /** The change-events function and the queue its stream mapping gives up to. */
+  changeEvents: { function: lambda.IFunction; deadLetters: sqs.IQueue };
 }
+
+/** The stream's oldest unpublished change older than this raises the iterator-age alarm. */
+export const ITERATOR_AGE_ALARM_MINUTES = 5;
 
 const PERIOD = Duration.minutes(5);
 
@@ -96,6 +102,7 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     }),
+    ...changeEventAlarms(group, props.changeEvents),
   ];
 
   if (props.topicArn) {
@@ -107,3 +114,51 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
   }
   return alarms;
 };
+
+/**
+ * Change events falling behind (the stream's iterator age), not getting out (records the function
+ * could not publish) and given up (batches in the dead-letter queue: their events are missing until
+ * an operator re-drives them, docs/operations.md).
+ */
+const changeEventAlarms = (group: Construct, { function: fn, deadLetters }: AlarmProps['changeEvents']) => [
+  new cloudwatch.Alarm(group, 'ChangeEventsThrottles', {
+    alarmDescription:
+      'The change-events function was throttled (concurrency exhausted) in the last 5 minutes: events fall behind',
+    metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+    threshold: 0,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  }),
+  new cloudwatch.Alarm(group, 'ChangeEventsIteratorAge', {
+    alarmDescription: `Change events are more than ${ITERATOR_AGE_ALARM_MINUTES} minutes behind the books table's writes`,
+    metric: fn.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
+    threshold: Duration.minutes(ITERATOR_AGE_ALARM_MINUTES).toMilliseconds(),
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 5,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  }),
+  new cloudwatch.Alarm(group, 'ChangeEventsNotPublished', {
+    alarmDescription: 'Change events could not be put on the bus in the last 5 minutes (Lambda retries them)',
+    metric: new cloudwatch.Metric({
+      namespace: DEFAULTS.metricsNamespace,
+      metricName: METRIC.unpublishedChangeEvent,
+      dimensionsMap: { [DIMENSION.service]: DEFAULTS.serviceName },
+      period: PERIOD,
+      statistic: 'Sum',
+    }),
+    threshold: 0,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  }),
+  new cloudwatch.Alarm(group, 'ChangeEventsDeadLetters', {
+    alarmDescription:
+      'A batch of book changes was given up: its events were not published (docs/operations.md, re-drive)',
+    metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+    threshold: 0,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  }),
+];

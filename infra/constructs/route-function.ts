@@ -38,6 +38,11 @@ export interface RouteFunctionProps {
   architecture: FunctionArchitecture;
   /** Default FUNCTION_TIMEOUT_SECONDS. */
   timeoutSeconds?: number;
+  /**
+   * Why a function not invoked by API Gateway needs no reserved concurrency and no dead-letter
+   * queue (Checkov CKV_AWS_115, CKV_AWS_116); default: the API routes' reasons.
+   */
+  invocation?: { concurrency: string; deadLetters: string };
 }
 
 export type FunctionArchitecture = 'arm64' | 'x86_64';
@@ -103,11 +108,13 @@ export class RouteFunction extends Construct {
       {
         id: 'CKV_AWS_115',
         reason:
+          props.invocation?.concurrency ??
           'No reserved concurrency: it would be taken from the account pool and cap each route on its own; the stage throttle bounds the load, and throttles alarm per function (docs/operations.md)',
       },
       {
         id: 'CKV_AWS_116',
         reason:
+          props.invocation?.deadLetters ??
           'Invoked synchronously by API Gateway only; a dead-letter queue receives failed asynchronous invocations, which never happen',
       },
       {

@@ -76,6 +76,7 @@ export class ServiceTables extends Construct {
       deletionProtection: protect,
       removalPolicy: protect ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       ...(definition.timeToLiveAttribute && { timeToLiveAttribute: definition.timeToLiveAttribute }),
+      ...(definition.streamView && { stream: dynamodb.StreamViewType[definition.streamView] }),
     });
     skipScanners(table, [
       {

@@ -121,6 +121,14 @@ export const ROUTES = [
     access: 'none',
   },
   {
+    name: 'GetAsyncApi',
+    method: 'GET',
+    path: '/api/asyncapi.json',
+    entry: 'functions/asyncapi/handler.ts',
+    protected: false,
+    access: 'none',
+  },
+  {
     name: 'GetApiReference',
     method: 'GET',
     path: '/api/docs',

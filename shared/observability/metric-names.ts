@@ -10,6 +10,7 @@ export const METRIC = {
   authenticationChallenge: 'AuthenticationChallenges',
   accountLockout: 'AccountLockouts',
   truncatedResponse: 'TruncatedResponses',
+  unpublishedChangeEvent: 'UnpublishedChangeEvents',
 } as const;
 
 /** Dimension names: Powertools adds `service` to every metric; the responses' counts add `route`. */

@@ -53,3 +53,13 @@ export const countTruncatedResponse = (route: string): void => {
   metrics.addMetric(METRIC.truncatedResponse, MetricUnit.Count, 1);
   flush();
 };
+
+/**
+ * Stream records whose change event did not reach EventBridge in this invocation (refused, held
+ * back behind an earlier one of the same book, or unreadable): Lambda retries them, and what it gives
+ * up on goes to the dead-letter queue. Counted even when zero, so the alarm sees the function ran.
+ */
+export const countUnpublishedChangeEvents = (count: number): void => {
+  metrics.addMetric(METRIC.unpublishedChangeEvent, MetricUnit.Count, count);
+  flush();
+};

@@ -161,6 +161,13 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     tag: 'meta',
     responses: { '200': { description: 'The OpenAPI 3.1 document', content: jsonContent({ type: 'object' }) } },
   },
+  GetAsyncApi: {
+    summary: 'The change events’ description',
+    description:
+      'The AsyncAPI 3 description of the events every change of a book publishes (CloudEvents 1.0; `data` is the Book schema of this document), without credentials',
+    tag: 'meta',
+    responses: { '200': { description: 'The AsyncAPI 3 document', content: jsonContent({ type: 'object' }) } },
+  },
   GetApiReference: {
     summary: 'This document as an interactive reference (Swagger UI), in a browser',
     description:

@@ -21,6 +21,8 @@ export interface TableDefinition {
   indexes: IndexDefinition[];
   /** Attribute holding an epoch-seconds expiry that DynamoDB's TTL clean-up reads. */
   timeToLiveAttribute?: string;
+  /** The table's change stream: what each record carries (the change events need both images). */
+  streamView?: 'NEW_AND_OLD_IMAGES';
 }
 
 /** The books table: books in id ranges, end marks, ISBN claims, the id-blocks item and Idempotency-Key records (docs/data-model.md). */
@@ -48,6 +50,7 @@ export const BOOKS_TABLE: TableDefinition = {
     },
   ],
   timeToLiveAttribute: 'expiresAt',
+  streamView: 'NEW_AND_OLD_IMAGES',
 };
 
 /**

@@ -1,11 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '../../bench/bundles';
 import { BUNDLING } from '../../infra/bundling';
+import { type EventBridgeStandin, startEventBridgeStandin } from '../support/eventbridge-standin';
+import { book, created } from '../support/stream-records';
 
 /**
  * The stack's bundles swap the SDK's default credential chain for its environment link (see
@@ -58,5 +61,65 @@ describe('Lambda bundles and credentials', () => {
       expect(inputs).not.toContain(`/${unused}/`);
     }
     expect(inputs).toContain('infra/lambda-credential-provider.ts');
+  });
+});
+
+/**
+ * The change-events function as the stack bundles it, run in a fresh process with a Lambda-like
+ * environment against a local PutEvents stand-in: the bundle loads, finds its credentials in the
+ * environment, and puts one stream record's event on the bus.
+ */
+describe('the change-events bundle', () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'events-bundle-test-'));
+  const bundle = join(outDir, 'events.mjs');
+  let metafile: Metafile;
+  let standin: EventBridgeStandin;
+
+  beforeAll(async () => {
+    standin = await startEventBridgeStandin();
+    const result = await build({
+      ...esbuildOptions(BUNDLING, 'functions/events/handler.ts', bundle),
+      logLevel: 'error',
+    });
+    metafile = result.metafile as Metafile;
+  }, 60_000);
+  afterAll(async () => {
+    await standin.close();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('carries the shared mapping, Powertools batch and the EventBridge client, and no other credential source', () => {
+    const inputs = Object.keys(metafile.inputs).join('\n');
+    for (const part of [
+      'shared/events/book-event.ts',
+      '/@aws-lambda-powertools/batch/',
+      '/@aws-sdk/client-eventbridge/',
+    ]) {
+      expect(inputs).toContain(part);
+    }
+    expect(inputs).not.toContain('/credential-provider-node/');
+    expect(inputs).toContain('infra/lambda-credential-provider.ts');
+  });
+
+  it('publishes a stream record’s event with the execution role’s credentials from the environment', async () => {
+    const event = { Records: [created(book(7, 'Bundled'))] };
+    const script = `import(${JSON.stringify(bundle)}).then(async ({ handler }) => console.log(JSON.stringify(await handler(${JSON.stringify(event)}, {}))))`;
+    const { AWS_PROFILE, ...rest } = process.env;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: {
+        ...rest,
+        HOME: outDir,
+        AWS_ACCESS_KEY_ID: 'AKIDLAMBDA',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        AWS_SESSION_TOKEN: 'token',
+        AWS_REGION: 'eu-west-1',
+        AWS_ENDPOINT_URL_EVENTBRIDGE: standin.endpoint,
+        EVENT_BUS_NAME: 'book-library-test',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      },
+      timeout: 20_000,
+    });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({ batchItemFailures: [] });
+    expect(standin.accepted.map((entry) => JSON.parse(entry.Detail).subject)).toEqual(['7']);
   });
 });

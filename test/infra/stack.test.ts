@@ -73,7 +73,7 @@ describe('BookLibraryStack', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' },
     });
-    expect(Object.keys(functions)).toHaveLength(ROUTES.length + 2); // + the authorizer and RESOURCE_METHODS
+    expect(Object.keys(functions)).toHaveLength(ROUTES.length + 3); // + the authorizer, RESOURCE_METHODS and the change events'
   });
 
   it('creates a method per route table entry, each with a Lambda proxy integration', () => {
@@ -369,7 +369,7 @@ describe('BookLibraryStack', () => {
     const timeouts = Object.values(template.findResources('AWS::Lambda::Function')).map(
       (resource) => resource.Properties.Timeout as number,
     );
-    expect(timeouts.length).toBe(ROUTES.length + 2);
+    expect(timeouts.length).toBe(ROUTES.length + 3);
     for (const seconds of timeouts) {
       for (const worst of Object.values(DYNAMODB_CALL_WORST_CASE_MS)) expect(seconds * 1000).toBeGreaterThan(worst);
     }
@@ -396,6 +396,8 @@ describe('BookLibraryStack', () => {
     template.hasOutput('OpenApiUrl', {});
     template.hasOutput('BooksTableName', {});
     template.hasOutput('AuthTableName', {});
+    template.hasOutput('EventBusName', {});
+    template.hasOutput('EventBusArn', {});
   });
 
   describe('secure by default', () => {
@@ -432,7 +434,7 @@ describe('BookLibraryStack', () => {
         const functionRoles = Object.entries(t.findResources('AWS::IAM::Role')).filter(([, r]) =>
           JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'),
         );
-        expect(functionRoles).toHaveLength(ROUTES.length + 2);
+        expect(functionRoles).toHaveLength(ROUTES.length + 3);
         expect(functionRoles.every(([, r]) => r.Properties.ManagedPolicyArns === undefined)).toBe(true);
       }
     });
@@ -518,10 +520,10 @@ describe('BookLibraryStack', () => {
   });
 
   describe('operations', () => {
-    it("alarms on the 5xx rate, each function's throttles, authorizer errors and account lockouts", () => {
+    it("alarms on the 5xx rate, each function's throttles, authorizer errors, account lockouts and the change events", () => {
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
       const functionCount = Object.keys(template.findResources('AWS::Lambda::Function')).length;
-      expect(alarms).toHaveLength(3 + functionCount);
+      expect(alarms).toHaveLength(3 + functionCount + 3); // + iterator age, unpublished events, dead letters
       expect(alarms.find((a) => a.MetricName === 'AccountLockouts')).toMatchObject({
         Namespace: 'BookLibrary',
         Dimensions: [{ Name: 'service', Value: 'book-library' }],

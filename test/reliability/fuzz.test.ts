@@ -44,6 +44,7 @@ beforeAll(async () => {
     PatchBook: import('../../functions/books/patch'),
     DeleteBook: import('../../functions/books/delete'),
     GetOpenApi: import('../../functions/openapi/handler'),
+    GetAsyncApi: import('../../functions/asyncapi/handler'),
     GetApiReference: import('../../functions/api-reference/handler'),
     GetApiReferenceAsset: import('../../functions/api-reference/handler'),
     GetApiIndex: import('../../functions/api-index/handler'),

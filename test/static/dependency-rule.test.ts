@@ -33,12 +33,16 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The HTTP envelope maps the domain's named errors to statuses.
   // It refuses a user whose role is short (the auth domain's order of roles).
   'shared/http': ['shared/api', 'shared/auth', 'shared/books', 'shared/observability', 'shared/config'],
-  'shared/openapi': ['shared/api', 'shared/books', 'shared/http'],
+  // The AsyncAPI document names the change events' types.
+  'shared/openapi': ['shared/api', 'shared/books', 'shared/events', 'shared/http'],
+  // A stream record becomes a change event: the store's item layout says which items are books.
+  'shared/events': ['shared/books', 'shared/config', 'shared/store/books'],
   // The Lambda entry points and their composition roots build on shared/ and nothing else.
   functions: [
     'shared/auth',
     'shared/books',
     'shared/config',
+    'shared/events',
     'shared/http',
     'shared/observability',
     'shared/openapi',
@@ -48,7 +52,16 @@ const ALLOWED: Record<string, readonly string[]> = {
   infra: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/observability', 'shared/store'],
   // Code shared by the operator-side programs, never bundled into a function.
   admin: ['shared/auth', 'shared/books', 'shared/store', 'shared/store/books'],
-  local: ['shared/api', 'shared/auth', 'shared/config', 'shared/http', 'shared/store', 'shared/store/auth', 'admin'],
+  local: [
+    'shared/api',
+    'shared/auth',
+    'shared/config',
+    'shared/events',
+    'shared/http',
+    'shared/store',
+    'shared/store/auth',
+    'admin',
+  ],
   // The HTTP authentication client of the tools, the bench and the tests: nothing of the service's
   // own, so that a mistake the server's code makes cannot hide in the client that checks it.
   'tools/http-auth': [],
@@ -59,6 +72,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'shared/auth',
     'shared/books',
     'shared/config',
+    'shared/events',
     'shared/http',
     ...STORE,
     'admin',

@@ -13,6 +13,7 @@ export const ALLOWED_STATUSES: Record<string, readonly number[]> = {
   PatchBook: [200, 400, 404, 409, 412, 413, 415, 428],
   DeleteBook: [204, 400, 404, 412, 428],
   GetOpenApi: [200],
+  GetAsyncApi: [200],
   GetApiReference: [200],
   GetApiReferenceAsset: [200, 404],
   GetApiIndex: [200],
@@ -55,6 +56,8 @@ export const expectAllowedResponse = (route: string, result: APIGatewayProxyResu
         expect(Object.keys(body.links)).toEqual(['books', 'reference', 'openapi']);
         expect(body.links.reference).toMatch(/\/api\/docs$/);
         expect(result.headers?.Link).toContain('rel="service-doc"');
+      } else if (route === 'GetAsyncApi') {
+        expect(body).toMatchObject({ asyncapi: '3.0.0', channels: expect.any(Object) });
       } else if (route === 'GetOpenApi') {
         expect(body).toMatchObject({ openapi: '3.1.0', paths: expect.any(Object) });
         for (const server of body.servers ?? []) expect(() => new URL(server.url)).not.toThrow();

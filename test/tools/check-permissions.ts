@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseCommandLine, runTool, UsageError } from '../../tools/cli';
 import { checkRoles } from './permissions/check';
+import { eventsFunctionProblems } from './permissions/events-function';
 import { RECORDED_CALLS_FIXTURE, readCalls, representativeCalls } from './permissions/recorded-calls';
 import { synthesizeRoles } from './permissions/role-policies';
 
@@ -19,7 +20,10 @@ a role allows a call its declaration (shared/store/table-access.ts) leaves out, 
 action on every table, index and stream with a representative key (a lost condition, a resource
 widened), naming the statement; when a function is granted a DynamoDB action no recorded call of
 it needs; and when a path only one flow takes (the nonce key, a machine credential, a key record's
-delete and read) is missing from the record (exit 1; 2 on a usage error).
+delete and read) is missing from the record. The change-events
+function, which makes no DynamoDB item call, is checked on its declared calls instead
+(test/tools/permissions/events-function.ts): each must be allowed, each forbidden one denied
+(exit 1; 2 on a usage error).
 
 Options:
   --calls <file>     check the calls recorded in this file instead of running the suites
@@ -65,9 +69,13 @@ const main = async () => {
   const findings = await checkRoles(calls, roles);
   for (const finding of findings) console.error(`${finding.kind}: ${finding.line}`);
   if (findings.length > 0) throw new Error(`${findings.length} finding(s); see above`);
+  const events = roles.changeEvents ? await eventsFunctionProblems(roles.changeEvents) : ['no change-events function'];
+  for (const problem of events) console.error(problem);
+  if (events.length > 0) throw new Error(`${events.length} change-events permission problem(s)`);
   console.log(
     `${made.length} DynamoDB calls of ${new Set(made.map((c) => c.function)).size} functions: all allowed, ` +
-      'every granted action needed, no undeclared call allowed, every rare path recorded',
+      'every granted action needed, no undeclared call allowed, every rare path recorded; ' +
+      'the change-events function: its declared calls allowed, the forbidden ones denied',
   );
   if (parsed.values['save-fixture']) {
     writeFileSync(

@@ -77,6 +77,9 @@ export const rangeMarkKey = (range: number) => ({ pk: bookPartition(range), sk: 
 export const RANGE_MARK_ATTRIBUTE = 'rangeMark';
 export const rangeMarkItem = (range: number) => ({ ...rangeMarkKey(range), [RANGE_MARK_ATTRIBUTE]: true });
 export const isRangeMark = (item: Record<string, unknown>) => item[RANGE_MARK_ATTRIBUTE] === true;
+/** A book's key: a range's partition and a whole id (an end mark's sort key is never whole; claims, blocks and key records have other partitions). */
+export const isBookKey = (key: { pk?: unknown; sk?: unknown }): boolean =>
+  typeof key.pk === 'string' && key.pk.startsWith(BOOK_PARTITION_PREFIX) && Number.isSafeInteger(key.sk);
 export const isbnClaimKey = (isbn: string) => ({ pk: `${ISBN_CLAIM_PREFIX}${normalizeIsbn(isbn)}`, sk: 0 });
 /** Shard first: the author key is free text, the shard a number, so the two cannot run together. */
 export const authorShardKey = (authorKey: string, shard: number) => `${shard}#${authorKey}`;

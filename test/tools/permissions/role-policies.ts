@@ -33,6 +33,15 @@ export interface StackRoles {
   functions: Record<string, FunctionRole>;
   /** The ARN of each of the service's tables. */
   tables: Record<TableKind, string>;
+  /** The change-events function's role and the ARNs of what it reaches (test/tools/permissions/events-function.ts). */
+  changeEvents?: ChangeEventsRole;
+}
+
+export interface ChangeEventsRole {
+  role: FunctionRole;
+  stream: string;
+  bus: string;
+  deadLetters: string;
 }
 
 /** A template resource, as far as this module reads one. */
@@ -51,6 +60,8 @@ const resolver = (resources: Record<string, Resource>) => {
     if (type === 'AWS::DynamoDB::Table') return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${id}`;
     if (type === 'AWS::IAM::Role') return `arn:aws:iam::${ACCOUNT}:role/${id}`;
     if (type === 'AWS::Logs::LogGroup') return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
+    if (type === 'AWS::Events::EventBus') return `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${id}`;
+    if (type === 'AWS::SQS::Queue') return `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
     return `unresolved:${id}.Arn`;
   };
   const PSEUDO: Record<string, string> = {
@@ -66,6 +77,9 @@ const resolver = (resources: Record<string, Resource>) => {
     if ('Ref' in object) return PSEUDO[object.Ref as string] ?? String(object.Ref);
     if ('Fn::GetAtt' in object) {
       const [id, attribute] = object['Fn::GetAtt'] as [string, string];
+      if (attribute === 'StreamArn' && resources[id]?.Type === 'AWS::DynamoDB::Table') {
+        return `${arnOf(id)}/stream/2026-01-01T00:00:00.000`;
+      }
       return attribute === 'Arn' ? arnOf(id) : `unresolved:${id}.${attribute}`;
     }
     if ('Fn::Join' in object) {
@@ -135,7 +149,19 @@ export const synthesizeRoles = (options: Partial<BookLibraryStackProps> = {}): S
     const idOf = (construct: { node: { defaultChild?: unknown } }) =>
       stack.getLogicalId(construct.node.defaultChild as CfnResource);
     const functionIds = Object.fromEntries(Object.entries(stack.functions).map(([name, fn]) => [name, idOf(fn)]));
-    return rolesOfTemplate(template, functionIds, { books: idOf(stack.tables.books), auth: idOf(stack.tables.auth) });
+    const tableIds = { books: idOf(stack.tables.books), auth: idOf(stack.tables.auth) };
+    const events = stack.changeEvents;
+    const { functions } = rolesOfTemplate(template, { ChangeEvents: idOf(events.function) }, tableIds);
+    const arn = resolver(template.Resources);
+    return {
+      ...rolesOfTemplate(template, functionIds, tableIds),
+      changeEvents: {
+        role: functions.ChangeEvents as FunctionRole,
+        stream: String(arn({ 'Fn::GetAtt': [tableIds.books, 'StreamArn'] })),
+        bus: String(arn({ 'Fn::GetAtt': [idOf(events.bus), 'Arn'] })),
+        deadLetters: String(arn({ 'Fn::GetAtt': [idOf(events.deadLetters), 'Arn'] })),
+      },
+    };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

@@ -1,0 +1,71 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+
+/** At most this many entries in one PutEvents request (an EventBridge quota). */
+export const PUT_EVENTS_MAX_ENTRIES = 10;
+
+/** How often an entry EventBridge refused is sent, counting the first time, and the pause before the n-th resend. */
+export const PUT_EVENTS_RETRY = { attempts: 3, backoffMs: (resend: number) => 100 * 2 ** (resend - 1) } as const;
+
+/** The fields of a CloudEvent an EventBridge entry is made of. */
+export interface PublishableEvent {
+  source: string;
+  type: string;
+  time?: string;
+  toJSON(): Record<string, unknown>;
+}
+
+/** An entry EventBridge still refused after every attempt, with the code of its last refusal. */
+export class EventNotPublishedError extends Error {
+  override readonly name = 'EventNotPublishedError';
+  constructor(
+    readonly errorCode: string,
+    errorMessage: string | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `EventBridge refused the event after ${PUT_EVENTS_RETRY.attempts} attempts: ${errorCode} ${errorMessage ?? ''}`.trim(),
+      options,
+    );
+  }
+}
+
+/** The entry of one CloudEvent: `source` and `detail-type` from the event, the whole event (structured JSON) as `detail`. */
+export const entryOf = (event: PublishableEvent, eventBusName: string): PutEventsRequestEntry => ({
+  EventBusName: eventBusName,
+  Source: event.source,
+  DetailType: event.type,
+  Detail: JSON.stringify(event.toJSON()),
+  ...(event.time && { Time: new Date(event.time) }),
+});
+
+/**
+ * Puts up to PUT_EVENTS_MAX_ENTRIES entries and resends only those EventBridge refused (a
+ * response's FailedEntryCount), PUT_EVENTS_RETRY.attempts times at most. Each entry's outcome, in
+ * the order given: undefined once accepted, else why not. A request that fails as a whole (the SDK
+ * has retried it already) rejects: the caller cannot know which entries, if any, were accepted.
+ */
+export const putEvents = async (
+  client: EventBridgeClient,
+  entries: readonly PutEventsRequestEntry[],
+): Promise<(EventNotPublishedError | undefined)[]> => {
+  if (entries.length > PUT_EVENTS_MAX_ENTRIES)
+    throw new RangeError(`${entries.length} entries in one PutEvents request`);
+  const outcomes: (EventNotPublishedError | undefined)[] = entries.map(() => undefined);
+  let pending = entries.map((_, index) => index);
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    if (attempt > 1) await sleep(PUT_EVENTS_RETRY.backoffMs(attempt - 1));
+    const response = await client.send(
+      new PutEventsCommand({ Entries: pending.map((index) => entries[index] as PutEventsRequestEntry) }),
+    );
+    const refused = pending.flatMap((index, position) => {
+      const result = response.Entries?.[position];
+      if (result?.EventId && !result.ErrorCode) return [];
+      outcomes[index] = new EventNotPublishedError(result?.ErrorCode ?? 'NoResultEntry', result?.ErrorMessage);
+      return [index];
+    });
+    for (const index of pending) if (!refused.includes(index)) outcomes[index] = undefined;
+    pending = attempt < PUT_EVENTS_RETRY.attempts ? refused : [];
+  }
+  return outcomes;
+};
