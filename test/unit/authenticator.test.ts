@@ -108,7 +108,7 @@ describe('Authenticator', () => {
     expect((await auth.authenticate(request(legacy))).ok).toBe(true);
     expect(denied(await auth.authenticate(request(legacy))).reason).toBe('nonce already used');
     const challenge = auth.challenge();
-    expect((await auth.authenticate(request(digestHeader(challenge))))).toMatchObject({ ok: true });
+    expect(await auth.authenticate(request(digestHeader(challenge)))).toMatchObject({ ok: true });
     expect(denied(await auth.authenticate(request(digestHeader(challenge, { qop: false })))).reason).toBe(
       'nonce already used',
     );
