@@ -6,8 +6,9 @@ import {
   renderAuthCapacity,
   renderAuthPrices,
 } from '../../bench/auth-capacity';
-import { ceilingOf, type LoadProfile } from '../../bench/capacity-model';
+import { CapacityModel, ceilingOf, type LoadProfile } from '../../bench/capacity-model';
 import { type DynamoMeter, startDynamoMeter } from '../../bench/dynamodb-meter';
+import { AUTH_TABLE } from '../../shared/store/tables';
 import { createTestTables } from '../support/dynamodb';
 
 /** Requests a second of a partition carrying these units per request, by the linear rule. */
@@ -32,6 +33,19 @@ describe('the capacity model’s partition budget', () => {
     expect(ceilingOf(load, { partitions: 4 }).requestsPerSecond).toBeCloseTo(800);
   });
 
+  it('charges a write whose condition failed at least one unit, on its key', () => {
+    const failed = {
+      operation: 'UpdateItem',
+      capacityUnits: 0,
+      status: 400,
+      request: { Key: { pk: { S: 'NONCE#n' } } },
+      response: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException' },
+    };
+    expect(new CapacityModel(AUTH_TABLE).touchesOf(failed)).toStrictEqual([
+      { partition: 'table pk=NONCE#n', item: 'pk=NONCE#n', wcu: 1, rcu: 0 },
+    ]);
+  });
+
   it('holds a request to a new table’s limit', () => {
     const wide = profile(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, { wcu: 1, rcu: 0 }])));
     expect(ceilingOf(wide, { tableLimit: { wcu: 4_000, rcu: 12_000 } }).requestsPerSecond).toBeCloseTo(500);
@@ -49,6 +63,7 @@ describe("the authorizer's calls per request and the per-credential ceiling on a
     meter = await startDynamoMeter(inject('dynamoEndpoint'));
     const tables = await createTestTables();
     rows = await measureAuthCapacity(meter, tables.names.auth, 32);
+    console.log(`${renderAuthCapacity(rows)}\n\n${renderAuthPrices(rows)}`);
   }, 120_000);
   afterAll(() => meter.close());
 
