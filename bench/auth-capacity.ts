@@ -187,7 +187,7 @@ export const renderAuthCapacity = (rows: AuthCapacityRow[]): string =>
         row.readUnits.toFixed(2),
         row.writeUnits.toFixed(2),
         fixed(row.ceiling.requestsPerSecond),
-        row.ceiling.limitedBy,
+        row.ceiling.limitedBy.replace(/#[\w-]{20,}/, '#…'), // one credential's key or nonce: which one says nothing
       ]),
       ['left', 'right', 'right', 'right', 'right', 'right', 'left'],
     ),
