@@ -107,10 +107,15 @@ const priceOf = (legs: number, cpuMsPerCall: number, dynamoCalls: number, reads:
   lambdaCostPerMillion(durationMs(cpuMsPerCall, dynamoCalls, FUNCTION_MEMORY_MB), FUNCTION_MEMORY_MB) +
   dynamoCostPerMillion(reads, writes);
 
+/**
+ * `authorizerCpuMs`: the authorizer's warm CPU time per call from the latency bench; without it,
+ * the CPU time of this process per call (the meter's proxying included: an upper bound).
+ */
 export const measureAuthCapacity = async (
   meter: DynamoMeter,
   tableName: string,
   requests: number,
+  authorizerCpuMs?: number,
 ): Promise<AuthCapacityRow[]> => {
   const client = createDocumentClient(meter.endpoint, PATIENT_CLIENT_LIMITS);
   const users = new DynamoUserStore(client, tableName);
@@ -146,7 +151,7 @@ export const measureAuthCapacity = async (
         { rcu: 0, wcu: 0 },
       );
       const legs = 1 + user.challengeLegs;
-      const cpuMs = (cpu.user + cpu.system) / 1000 / requests;
+      const cpuMs = authorizerCpuMs ?? (cpu.user + cpu.system) / 1000 / requests;
       rows.push({
         credential,
         client: behaviour,
@@ -196,7 +201,7 @@ export const renderAuthCapacity = (rows: AuthCapacityRow[]): string =>
 /** Markdown for docs/benchmarks.md: authentication's price per million beside the REST API's own floor. */
 export const renderAuthPrices = (rows: AuthCapacityRow[]): string =>
   [
-    `What a million successful requests pay for authentication, us-east-1 on-demand: API Gateway $${PRICES.restApiPerMillion} per request (the floor; one more per 401 leg), the authorizer's Lambda at ${FUNCTION_MEMORY_MB} MB (the CPU time measured here, meter included, plus the assumed wait per DynamoDB call) and its auth-table units; the route's own function and reads come on top, the same for every credential.`,
+    `What a million successful requests pay for authentication, us-east-1 on-demand: API Gateway $${PRICES.restApiPerMillion} per request (the floor; one more per 401 leg), the authorizer's Lambda at ${FUNCTION_MEMORY_MB} MB (its warm CPU time from the latency bench, or in a bench run of this table alone the CPU time of the bench process, an upper bound; plus the assumed wait per DynamoDB call) and its auth-table units; the route's own function and reads come on top, the same for every credential.`,
     '',
     markdownTable(
       ['Credential, client', 'round trips', 'per 1M', 'over the floor'],

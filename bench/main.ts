@@ -85,7 +85,8 @@ const main = async () => {
     const capacity = await measureCapacity(database.meter, BENCH_TABLES.capacity, options.quick ? 64 : 256, 'this run');
 
     log("Capacity model: the authorizer's calls per credential …");
-    const authRows = await measureAuthCapacity(database.meter, BENCH_TABLES.auth, 64);
+    const authorizerCpuMs = routes.routes.find((row) => row.function === 'Authorizer' && row.latency)?.latency?.cpuMs;
+    const authRows = await measureAuthCapacity(database.meter, BENCH_TABLES.auth, 64, authorizerCpuMs);
 
     log('Pages of the unfiltered list: the 32-key layout beside id ranges …');
     const pageBooks = options.quick ? 500 : 2_000;
