@@ -12,8 +12,9 @@ import type { MeteredCall } from './dynamodb-meter';
  *   CapacityModelOptions charges them once instead, to show what that reading costs a ceiling);
  * - a strongly consistent read: 1 RCU per 4 KB read (GetItem, Query), an eventually consistent one
  *   half that; a Query is charged for the items it returns, at least one unit.
- * Dynoxide never throttles, so this is how the ceilings are known: DynamoDB serves at most
- * 1,000 WCU/s and 3,000 RCU/s per partition and never splits a single item.
+ * - a single-item write whose condition fails: charged too (at least 1 unit), changing nothing.
+ * Dynoxide never throttles, so this is how the ceilings are known: a partition serves 1,000 WCU/s or
+ * 3,000 RCU/s or a linear mix of both (ceilingOf), and DynamoDB never splits a single item.
  */
 export interface Touch {
   /** `table pk=BOOK#3`, or `byYearShard yearShard=5#1999`. */
@@ -118,10 +119,24 @@ export class CapacityModel {
     return touches;
   }
 
+  /**
+   * A single-item write whose condition failed: charged as a write of the item as it was (of the
+   * key alone when it was absent or not returned), at least 1 unit, and changing nothing.
+   */
+  private failedWrite(call: MeteredCall): Touch[] {
+    const request = call.request as WireRequest;
+    const key = decode(request.Key ?? request.Item);
+    const failedCondition = String(call.response.__type ?? '').endsWith('ConditionalCheckFailedException');
+    if (!failedCondition || !['PutItem', 'UpdateItem', 'DeleteItem'].includes(call.operation)) return [];
+    const item = (call.response as WireResponse).Item;
+    const units = writeUnits(item ? itemBytes(decode(item)) : itemBytes(key));
+    return [{ partition: this.tablePartition(key), item: this.itemId(key), wcu: units, rcu: 0 }];
+  }
+
   touchesOf(call: MeteredCall): Touch[] {
     const request = call.request as WireRequest;
     const response = call.response as WireResponse;
-    if (call.status !== 200) return [];
+    if (call.status !== 200) return this.failedWrite(call);
     switch (call.operation) {
       case 'GetItem': {
         const key = decode(request.Key);
@@ -218,6 +233,26 @@ export const mixOf = (parts: [LoadProfile, number][]): LoadProfile => {
 export const PARTITION_WCU_PER_SECOND = 1_000;
 export const PARTITION_RCU_PER_SECOND = 3_000;
 export const ITEM_WCU_PER_SECOND = 1_000;
+/** What a new on-demand table sustains before it has scaled: 4,000 write and 12,000 read units a second. */
+export const NEW_TABLE_WCU_PER_SECOND = 4_000;
+export const NEW_TABLE_RCU_PER_SECOND = 12_000;
+/** The partitions a new on-demand table's 4,000 write units a second take at 1,000 each: the model's assumption. */
+export const NEW_TABLE_PARTITIONS = NEW_TABLE_WCU_PER_SECOND / PARTITION_WCU_PER_SECOND;
+
+/** A partition's share of its one budget per request: write and read units, linearly (1 = a full second). */
+export const partitionShare = ({ wcu, rcu }: { wcu: number; rcu: number }): number =>
+  wcu / PARTITION_WCU_PER_SECOND + rcu / PARTITION_RCU_PER_SECOND;
+
+export interface CeilingOptions {
+  /**
+   * The table's partitions, for a table whose keys hash over a few: every other key's load lands on
+   * a hot key's partition in proportion (1/partitions), as one-use keys (nonces) do. Unset: keys
+   * are charged alone (the books table's ceilings, whose hot keys are the point of its model).
+   */
+  partitions?: number;
+  /** Table-wide units a second (a new on-demand table: NEW_TABLE_*). */
+  tableLimit?: { wcu: number; rcu: number };
+}
 
 export interface Ceiling {
   /** Requests per second before the first key or item reaches DynamoDB's limit. */
@@ -229,24 +264,43 @@ export interface Ceiling {
   callsPerRequest: number;
 }
 
-export const ceilingOf = (profile: LoadProfile): Ceiling => {
+const resourcesOf = ({ wcu, rcu }: { wcu: number; rcu: number }) =>
+  wcu > 0 && rcu > 0 ? 'reads and writes' : wcu > 0 ? 'writes' : 'reads';
+
+/**
+ * The rate at which the first partition, item or the table reaches its limit. A partition has one
+ * budget that reads and writes share linearly (wcu/1,000 + rcu/3,000 per second at most 1), not
+ * two separate ones.
+ */
+export const ceilingOf = (profile: LoadProfile, { partitions, tableLimit }: CeilingOptions = {}): Ceiling => {
   let best = { rate: Number.POSITIVE_INFINITY, by: 'nothing' };
   const consider = (rate: number, by: string) => {
     if (rate < best.rate) best = { rate, by };
   };
-  let totalWcu = 0;
+  const total = { wcu: 0, rcu: 0 };
   let hottestWcu = 0;
-  for (const [key, load] of profile.partitions) {
-    totalWcu += load.wcu;
+  for (const load of profile.partitions.values()) {
+    total.wcu += load.wcu;
+    total.rcu += load.rcu;
     hottestWcu = Math.max(hottestWcu, load.wcu);
-    if (load.wcu > 0) consider(PARTITION_WCU_PER_SECOND / load.wcu, `writes on ${key}`);
-    if (load.rcu > 0) consider(PARTITION_RCU_PER_SECOND / load.rcu, `reads on ${key}`);
+  }
+  for (const [key, load] of profile.partitions) {
+    const shared = partitions
+      ? { wcu: (total.wcu - load.wcu) / partitions, rcu: (total.rcu - load.rcu) / partitions }
+      : undefined;
+    const onPartition = shared ? { wcu: load.wcu + shared.wcu, rcu: load.rcu + shared.rcu } : load;
+    const share = partitionShare(onPartition);
+    if (share > 0) consider(1 / share, `${resourcesOf(onPartition)} on ${key}${shared ? ' and its partition' : ''}`);
   }
   for (const [item, wcu] of profile.items) consider(ITEM_WCU_PER_SECOND / wcu, `writes on item ${item}`);
+  if (tableLimit) {
+    const tableShare = Math.max(total.wcu / tableLimit.wcu, total.rcu / tableLimit.rcu);
+    if (tableShare > 0) consider(1 / tableShare, 'the new table’s limit');
+  }
   return {
     requestsPerSecond: best.rate,
     limitedBy: best.by,
-    maxWriteShare: totalWcu === 0 ? 0 : hottestWcu / totalWcu,
+    maxWriteShare: total.wcu === 0 ? 0 : hottestWcu / total.wcu,
     callsPerRequest: profile.calls,
   };
 };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_LIST_MAX_BOOKS } from '../shared/books/limits';
 import { ENV } from '../shared/config';
 import { runTool } from '../tools/cli';
-import { measureAuthCapacity, renderAuthCapacity } from './auth-capacity';
+import { measureAuthCapacity, renderAuthCapacity, renderAuthPrices } from './auth-capacity';
 import { measureCapacity } from './capacity';
 import { measureChangeEvents, renderChangeEvents } from './change-events';
 import {
@@ -86,7 +86,8 @@ const main = async () => {
     const capacity = await measureCapacity(database.meter, BENCH_TABLES.capacity, options.quick ? 64 : 256, 'this run');
 
     log("Capacity model: the authorizer's calls per credential …");
-    const authCapacity = renderAuthCapacity(await measureAuthCapacity(database.meter, BENCH_TABLES.auth, 64));
+    const authorizerCpuMs = routes.routes.find((row) => row.function === 'Authorizer' && row.latency)?.latency?.cpuMs;
+    const authRows = await measureAuthCapacity(database.meter, BENCH_TABLES.auth, 64, authorizerCpuMs);
 
     log('Pages of the unfiltered list: the 32-key layout beside id ranges …');
     const pageBooks = options.quick ? 500 : 2_000;
@@ -110,7 +111,8 @@ const main = async () => {
     console.log(writeReport(results, capacity, options, undefined, renderListStreaming(streaming)));
     console.log(`\n${pageCost}`);
     console.log(`\n${pageFloor}`);
-    console.log(`\n### The authorizer per credential\n\n${authCapacity}`);
+    console.log(`\n### The authorizer per credential\n\n${renderAuthCapacity(authRows)}`);
+    console.log(`\n### Authentication's price per credential and client\n\n${renderAuthPrices(authRows)}`);
     console.log(`\n${changeEvents}`);
     const over = overGoal(results);
     log(over.length === 0 ? 'Every function is within the goal.' : `Over the goal: ${over.join(', ')}`);

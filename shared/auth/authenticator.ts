@@ -11,7 +11,7 @@ import { MalformedAuthorizationError } from './errors';
 import { decodeExtValue } from './ext-value';
 import { GuessingLimit } from './guessing-limit';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './lockout';
-import type { NonceClaims, NonceCodec } from './nonce';
+import type { NonceCodec } from './nonce';
 import type { AccountStore, NonceLedger } from './ports';
 import { uriMatchesRequest } from './request-target';
 import { DEFAULT_ROLE } from './roles';
@@ -50,6 +50,9 @@ const parseAlgorithm = (value: string | undefined): DigestAlgorithm | undefined 
 };
 
 type QopParams = { qop: 'auth'; nc: string; cnonce: string };
+
+/** The count a use claims on its nonce: its `nc` (8 hex digits), or 0 for the RFC 2069 form, which has none. */
+const useCount = (qop: QopParams | undefined): number => (qop ? Number.parseInt(qop.nc, 16) : 0);
 
 /** Basic (RFC 7617) and Digest (RFC 7616, plus the spec's RFC 2069 form) against the user store. */
 export class Authenticator {
@@ -167,14 +170,14 @@ export class Authenticator {
       ...(qopParams && { qop: qopParams }),
     });
     const right = constantTimeEqual(response.toLowerCase(), expected) && stored !== NOBODY;
-    // Spent by a wrong answer too, so that right and wrong make the same calls until the limit
+    // Counted for a wrong answer too, so that right and wrong make the same calls until the limit
     // admits their outcome: neither is faster to win the account's next write.
-    const fresh = !claims.expired && (await this.nonces.spend(nonce, this.codec.expiresAt(claims as NonceClaims)));
+    const fresh = !claims.expired && (await this.nonces.use(nonce, useCount(qopParams), this.codec.expiresAt(claims)));
     if (!right) return this.failed(username, account, address);
     // stale=true tells the client the answer was right: only for an answer the limit admits, as a
-    // success would be, or a burst of answers on spent nonces would test passwords uncounted.
+    // success would be, or a burst of answers on used counts would test passwords uncounted.
     if (!fresh) return this.stale(claims.expired ? 'nonce expired' : 'nonce already used', username, account, address);
-    // After the nonce is spent: a replayed right answer must not end a run of failures.
+    // After the use is recorded: a replayed right answer must not end a run of failures.
     if (!stored.machine && !(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
     return {
       ok: true,

@@ -17,10 +17,10 @@ export type NonceCheck = { valid: false } | ({ valid: true; expired: boolean } &
 /**
  * Stateless Digest nonces: issue time, algorithm and randomness, HMAC-signed with the deployment's
  * secret. Any function instance can check one without a lookup, so a challenge writes nothing;
- * single use is enforced separately when a nonce is spent.
+ * each (nonce, nc) pair is accepted once, enforced separately by the nonce ledger (ports.ts).
  *
  * The MAC also covers what the nonce was issued for and is not carried in it: the deployment (so a
- * nonce, or a spent header, does not pass on another deployment that shares the key) and the
+ * nonce, or a used header, does not pass on another deployment that shares the key) and the
  * `binding` the caller gives (realm and opaque), so a nonce from realm `staging` fails in `books`.
  */
 export class NonceCodec {

@@ -83,10 +83,13 @@ export interface SuccessChange extends ChangeBase {
   forget: readonly string[];
 }
 
-/** Records spent Digest nonces, so each is accepted once across every function instance. */
+/**
+ * Records the uses of Digest nonces across every function instance: a nonce is accepted again while
+ * each use counts higher (its `nc`) than every use accepted before, so each (nonce, nc) pair passes once.
+ */
 export interface NonceLedger {
-  /** true the first time a nonce is spent, false ever after (until it expires from the ledger). */
-  spend(nonce: string, expiresAtEpochSeconds: number): Promise<boolean>;
+  /** true when `count` is above every count accepted on the nonce (a first use always is), false otherwise. */
+  use(nonce: string, count: number, expiresAtEpochSeconds: number): Promise<boolean>;
 }
 
 /** Named secrets kept by the deployment, made on first use and the same for every container after that. */

@@ -40,7 +40,7 @@ export const BOOKS_TABLE_ACCESS = {
   delete: { table: ['dynamodb:GetItem', 'dynamodb:DeleteItem'] },
 } as const satisfies Record<BookStoreUse, TableAccess>;
 
-/** The authorizer: reads an account, records a nonce (PutItem), counts failures and lockouts (UpdateItem). */
+/** The authorizer: reads an account, makes the nonce key (PutItem), counts nonce uses, failures and lockouts (UpdateItem). */
 export const AUTHORIZER_AUTH_TABLE_ACCESS = {
   table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
 } as const satisfies TableAccess;

@@ -9,6 +9,8 @@ export interface Exchange {
   nonce?: string;
   status: number;
   nextnonce?: string;
+  /** A 401 that said `stale=true`: the answer was right, its nonce no longer accepted. */
+  stale?: boolean;
 }
 
 const param = (header: string, name: string) => header.match(new RegExp(`(?:^|[\\s,])${name}="?([^",]+)"?`, 'i'))?.[1];
@@ -40,6 +42,7 @@ export const recordingProxy = async (target: string) => {
           ...describeCredentials(request.headers.authorization),
           status: answer.statusCode ?? 0,
           nextnonce: typeof info === 'string' ? param(info, 'nextnonce') : undefined,
+          ...(/stale=true/i.test(String(answer.headers['www-authenticate'] ?? '')) && { stale: true }),
         });
         response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         answer.pipe(response);

@@ -62,7 +62,8 @@ const debianPackages = async () => {
   );
 };
 
-const python = async () => {
+/** The Python clients' virtual environment (PYTHON_BIN), made once with the pinned requirements. */
+export const preparePythonClients = async () => {
   const requirements = readFileSync(join(CLIENTS_DIR, 'python/requirements.txt'), 'utf8')
     .split('\n')
     .filter((line) => line.trim() && !line.startsWith('#'));
@@ -115,5 +116,5 @@ export const prepareToolchains = async () => {
   );
   requireTools('the client matrix (npm run test:clients)', MATRIX_TOOLS, installFailure);
   if (installFailure) throw installFailure;
-  await Promise.all([python(), go(), rust(), java()]);
+  await Promise.all([preparePythonClients(), go(), rust(), java()]);
 };

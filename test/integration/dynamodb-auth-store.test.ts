@@ -94,7 +94,7 @@ describe('DynamoUserStore', () => {
     const listing = new DynamoUserStore(ownClient, own.names.auth);
     expect(await listing.list()).toStrictEqual([]);
     for (const name of ['mallory', 'Alice', 'bob', 'dave']) await listing.put(user(name));
-    await new DynamoNonceLedger(ownClient, own.names.auth).spend('n1', 1_000);
+    await new DynamoNonceLedger(ownClient, own.names.auth).use('n1', 1, 1_000);
     await new DynamoSecretStore(ownClient, own.names.auth).getOrCreate('key', () => 'secret');
     await ownClient.send(new PutCommand({ TableName: own.names.auth, Item: { pk: 'xUSER#eve', username: 'eve' } }));
     expect((await listing.list()).map((listed) => listed.username)).toStrictEqual(['Alice', 'bob', 'dave', 'mallory']);
@@ -103,16 +103,25 @@ describe('DynamoUserStore', () => {
 });
 
 describe('DynamoNonceLedger', () => {
-  it('spends a nonce once: true the first time, false after', async () => {
+  it('counts a nonce: true for each count above every count before, false for the same or a lower one', async () => {
     const ledger = new DynamoNonceLedger(client, tables.names.auth);
-    expect(await ledger.spend('abc', 1_700_000_000)).toBe(true);
-    expect(await ledger.spend('abc', 1_700_000_000)).toBe(false);
-    expect(await ledger.spend('abd', 1_700_000_000)).toBe(true);
+    expect(await ledger.use('abc', 1, 1_700_000_000)).toBe(true);
+    expect(await ledger.use('abc', 1, 1_700_000_000)).toBe(false);
+    expect(await ledger.use('abc', 2, 1_700_000_000)).toBe(true);
+    expect(await ledger.use('abc', 7, 1_700_000_000)).toBe(true);
+    expect(await ledger.use('abc', 5, 1_700_000_000)).toBe(false);
+    expect(await ledger.use('abd', 0, 1_700_000_000)).toBe(true);
+    expect(await ledger.use('abd', 0, 1_700_000_000)).toBe(false);
   });
 
-  it('keeps a spent nonce a minute past its expiry before DynamoDB’s TTL may remove it', async () => {
-    await new DynamoNonceLedger(client, tables.names.auth).spend('ttl', 1_700_000_000);
-    expect(await item('NONCE#ttl')).toStrictEqual({ pk: 'NONCE#ttl', expiresAt: 1_700_000_060 });
+  it('keeps a nonce spent that was recorded before nonces were counted (an item with no count)', async () => {
+    await client.send(new PutCommand({ TableName: tables.names.auth, Item: { pk: 'NONCE#old', expiresAt: 1 } }));
+    expect(await new DynamoNonceLedger(client, tables.names.auth).use('old', 2, 1_700_000_000)).toBe(false);
+  });
+
+  it('keeps a used nonce, with its highest count, a minute past its expiry before DynamoDB’s TTL may remove it', async () => {
+    await new DynamoNonceLedger(client, tables.names.auth).use('ttl', 3, 1_700_000_000);
+    expect(await item('NONCE#ttl')).toStrictEqual({ pk: 'NONCE#ttl', nc: 3, expiresAt: 1_700_000_060 });
   });
 
   it('the auth table lets DynamoDB’s TTL remove spent nonces by the attribute the ledger writes', async () => {
@@ -124,7 +133,7 @@ describe('DynamoNonceLedger', () => {
 
   it('passes on an error that is not a lost condition', async () => {
     const ledger = new DynamoNonceLedger(client, 'no-such-table');
-    await expect(ledger.spend('x', 1)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(ledger.use('x', 1, 1)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 });
 

@@ -118,10 +118,12 @@ export class MemoryUserStore implements UserStore, AccountStore {
 }
 
 export class MemoryNonceLedger implements NonceLedger {
-  readonly spent = new Set<string>();
-  async spend(nonce: string) {
-    if (this.spent.has(nonce)) return false;
-    this.spent.add(nonce);
+  /** Each used nonce's highest count accepted. */
+  readonly used = new Map<string, number>();
+  async use(nonce: string, count: number) {
+    const highest = this.used.get(nonce);
+    if (highest !== undefined && highest >= count) return false;
+    this.used.set(nonce, count);
     return true;
   }
 }

@@ -66,7 +66,7 @@ describe('Authenticator', () => {
     expect(result.challenge).toMatch(
       /^Digest realm="books", qop="auth", algorithm=MD5, nonce="[\w-]+", opaque="\w+", charset="UTF-8", Basic realm="books", charset="UTF-8"$/,
     );
-    expect(ledger.spent.size).toBe(0); // a challenge writes nothing
+    expect(ledger.used.size).toBe(0); // a challenge writes nothing
   });
 
   it('accepts Basic, with a password containing ":"', async () => {
@@ -101,6 +101,17 @@ describe('Authenticator', () => {
     expect(replay.reason).toBe('nonce already used');
     expect(replay.challenge).toMatch(/, stale=true, Basic realm="books", charset="UTF-8"$/);
     expect(replay.challenge).not.toContain(/nonce="([^"]+)"/.exec(header)?.[1]);
+  });
+
+  it('accepts a nonce of the legacy form (no nc) once, and a legacy use after a counted one never', async () => {
+    const legacy = digestHeader(auth.challenge(), { qop: false });
+    expect((await auth.authenticate(request(legacy))).ok).toBe(true);
+    expect(denied(await auth.authenticate(request(legacy))).reason).toBe('nonce already used');
+    const challenge = auth.challenge();
+    expect(await auth.authenticate(request(digestHeader(challenge)))).toMatchObject({ ok: true });
+    expect(denied(await auth.authenticate(request(digestHeader(challenge, { qop: false })))).reason).toBe(
+      'nonce already used',
+    );
   });
 
   it('refuses an expired nonce with stale=true when the digest is right, and without when it is wrong', async () => {
@@ -318,15 +329,23 @@ describe('Authenticator: offers, names and the next nonce', () => {
     expect(denied(await auth.authenticate(request(next))).reason).toBe('nonce already used');
   });
 
-  it('spends a nonce once: the same nc again, a higher nc, and concurrent spends all lose after the first', async () => {
+  it('counts a nonce: each use with a higher nc passes; the same nc again or a lower one is refused', async () => {
     const { auth } = await setup();
     const challenge = challenges(auth.challenge()).MD5 as { realm: string; nonce: string; opaque: string };
-    expect((await auth.authenticate(request(answer(challenge, 'MD5').header))).ok).toBe(true);
-    expect((await auth.authenticate(request(answer(challenge, 'MD5').header))).ok).toBe(false);
-    expect((await auth.authenticate(request(answer(challenge, 'MD5', { nc: '00000002' }).header))).ok).toBe(false);
+    for (const nc of ['00000001', '00000002', '00000003', '0000000a']) {
+      expect((await auth.authenticate(request(answer(challenge, 'MD5', { nc }).header))).ok).toBe(true);
+    }
+    for (const nc of ['0000000a', '00000009', '00000001']) {
+      const refused = denied(await auth.authenticate(request(answer(challenge, 'MD5', { nc }).header)));
+      expect(refused.reason).toBe('nonce already used');
+      expect(refused.challenge).toMatch(/stale=true/);
+    }
+  });
 
+  it('lets one of concurrent uses of one (nonce, nc) pair through', async () => {
+    const { auth } = await setup();
     const fresh = challenges(auth.challenge()).MD5 as { realm: string; nonce: string; opaque: string };
-    const racers = ['00000001', '00000002', '00000003', '00000004'].map((nc) => answer(fresh, 'MD5', { nc }).header);
+    const racers = Array.from({ length: 4 }, () => answer(fresh, 'MD5', { nc: '00000001' }).header);
     const results = await Promise.all(racers.map((header) => auth.authenticate(request(header))));
     expect(results.filter((result) => result.ok)).toHaveLength(1);
   });

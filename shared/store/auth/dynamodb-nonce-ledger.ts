@@ -1,21 +1,29 @@
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NonceLedger } from '../../auth/ports';
 import { isConditionalCheckFailure } from '../errors';
 
-/** Spent nonces, one conditional write each; DynamoDB's TTL removes them once they could no longer be used. */
+/**
+ * Used nonces, one item each holding the highest count accepted on it: one conditional write per
+ * use, which succeeds only for a count above that one (a nonce never used has none), so every
+ * (nonce, nc) pair passes once. DynamoDB's TTL removes an item once its nonce could no longer be used.
+ */
 export class DynamoNonceLedger implements NonceLedger {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async spend(nonce: string, expiresAtEpochSeconds: number) {
+  async use(nonce: string, count: number, expiresAtEpochSeconds: number) {
     try {
       await this.client.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.tableName,
-          Item: { pk: `NONCE#${nonce}`, expiresAt: expiresAtEpochSeconds + 60 },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          Key: { pk: `NONCE#${nonce}` },
+          UpdateExpression: 'SET #count = :count, expiresAt = :expiresAt',
+          // An item without a count (written as spent before nonces were counted) stays spent.
+          ConditionExpression: 'attribute_not_exists(pk) OR #count < :count',
+          ExpressionAttributeNames: { '#count': 'nc' },
+          ExpressionAttributeValues: { ':count': count, ':expiresAt': expiresAtEpochSeconds + 60 },
         }),
       );
       return true;
