@@ -1,6 +1,6 @@
 import type { IdempotentRequest } from './idempotency';
 import type { VersionCondition } from './preconditions';
-import type { Book, BookFilter, BookPatch, NewBook, VersionedBook } from './types';
+import type { Book, BookFilter, BookInput, NewBook, VersionedBook } from './types';
 
 export interface ListOptions {
   /** Start after the book with this id (a page cursor). */
@@ -14,7 +14,7 @@ export interface ListOptions {
  * (kept on the stored record, never part of the Book). A field present with the value `undefined`
  * is removed (a PUT that omits an optional field); an absent one is kept.
  */
-export type BookChange = { [K in keyof BookPatch]?: BookPatch[K] | undefined } & {
+export type BookChange = { [K in keyof BookInput]?: BookInput[K] | undefined } & {
   updatedAt: string;
   updatedBy?: string;
 };
