@@ -50,6 +50,15 @@ const isNumber = (rule: unknown): boolean =>
     .slice(1)
     .some((item) => item.kind === 'schema' && isNumber(item));
 
+/** The values a field is limited to (its `enum`), or undefined. */
+const allowedValuesOf = (rule: unknown): readonly string[] | undefined => {
+  for (const item of pipeOf(rule)) {
+    const values = documentedCounterpart(item)?.enum;
+    if (Array.isArray(values)) return values.map(String);
+  }
+  return undefined;
+};
+
 /** The longest value a text field allows, in code points: its `maxLength`, or its longest allowed value. */
 const maxLengthOf = (rule: unknown): number | undefined => {
   for (const item of pipeOf(rule)) {
@@ -70,6 +79,8 @@ export interface BookSchema {
   readonly numberFields: ReadonlySet<string>;
   /** The text fields and their longest allowed values in code points: what sizes a stored and a listed book. */
   readonly textMaxLengths: Readonly<Record<string, number>>;
+  /** The fields limited to a list of values, and their values. */
+  readonly allowedValues: Readonly<Record<string, readonly string[]>>;
   readonly input: v.GenericSchema;
   readonly patch: v.GenericSchema;
 }
@@ -117,6 +128,12 @@ export const bookSchemaOf = <F extends Record<string, v.GenericSchema>>(fields: 
         return max === undefined ? [] : [[field, max]];
       }),
     ) as Readonly<Record<string, number>>,
+    allowedValues: Object.fromEntries(
+      names.flatMap((field) => {
+        const values = allowedValuesOf(fields[field]);
+        return values === undefined ? [] : [[field, values]];
+      }),
+    ) as Readonly<Record<string, readonly string[]>>,
     /** POST and PUT bodies. Unknown keys (id, createdAt, ...) are dropped. */
     input: v.object(fields, objectMessage),
     patch: v.object(

@@ -11,10 +11,14 @@ const COSTLIEST_CHARACTER = '📚';
 /** The latest instant a JavaScript Date can hold: its ISO form is the longest (27 characters). */
 const LATEST_TIMESTAMP = new Date(8.64e15).toISOString();
 
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
 const largestValue = (field: string, schema: BookSchema): unknown => {
   if (field === 'id') return MAX_BOOK_ID;
   if (field === 'createdAt' || field === 'updatedAt') return LATEST_TIMESTAMP;
   if (schema.numberFields.has(field)) return Number.MAX_SAFE_INTEGER;
+  const allowed = schema.allowedValues[field];
+  if (allowed) return allowed.reduce((longest, value) => (jsonBytes(value) > jsonBytes(longest) ? value : longest));
   const maxLength = schema.textMaxLengths[field];
   if (maxLength === undefined) throw new Error(`Book field ${field} has no maximum length: no list cap can hold it`);
   return COSTLIEST_CHARACTER.repeat(maxLength);
@@ -22,7 +26,7 @@ const largestValue = (field: string, schema: BookSchema): unknown => {
 
 /**
  * The largest book the schema allows, as the list writes it: every field, optional ones included,
- * at its longest and costliest. Kept apart from ./limits so that the configuration table does not
+ * at its longest and costliest (a field with allowed values at its longest allowed value). Kept apart from ./limits so that the configuration table does not
  * load the schemas into every function.
  */
 export const largestBook = (schema: BookSchema = BOOK_SCHEMA): Book =>

@@ -120,10 +120,12 @@ describe.each(SCHEMAS)('a Book field is one change: everything derives from %s',
   it('sizes the largest listed book from every field, allowed values included', () => {
     const largest = largestBook(schema) as unknown as Record<string, unknown>;
     expect(Object.keys(largest)).toEqual(['id', ...schema.inputFields, 'createdAt', 'updatedAt']);
+    expect(() => parseBookInput(largest, schema)).not.toThrow();
     for (const name of schema.inputFields) {
       const { enum: allowed, maxLength } = fieldConstraints(schema, name);
       const longest = allowed ? Math.max(...allowed.map((value) => [...value].length)) : maxLength;
       if (longest !== undefined) expect([...String(largest[name])].length).toBeGreaterThanOrEqual(longest);
+      if (allowed) expect(allowed).toContain(largest[name]);
     }
   });
 });
