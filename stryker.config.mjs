@@ -30,9 +30,7 @@ export default {
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.stryker.json',
   coverageAnalysis: 'perTest',
-  // types.ts files hold declarations only: nothing a mutant could change at run time. The older
-  // layout's folder is deprecated (docs/upgrade.md); only the migration's test, too slow to run per
-  // mutant, reaches it, so its mutants would count as uncovered.
+  // types.ts files hold declarations only: nothing a mutant could change at run time.
   mutate: [...areas.map((area) => `shared/${area}/**/*.ts`), '!shared/**/types.ts'],
   reporters: ['progress', 'clear-text', 'html', 'json'],
   htmlReporter: { fileName: `${reportDir}/index.html` },
