@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * The tests Stryker runs against each mutant of shared/ (see stryker.config.mjs). Static mutants
  * (a changed constant, such as a schema or a message, evaluated at import) run every test in here,
  * so the set is kept to the fast unit tests: in-memory stores, no server, a second in all. Only
- * when shared/store is mutated do the store's own tests against DynamoDB Local join (nothing else
+ * when shared/store is mutated do the store's own tests against Dynoxide join (nothing else
  * can kill a mutant of the DynamoDB adapter). Slow layers (end-to-end, reliability, bench, infra,
  * static) stay out: they cover shared/ too, but at seconds per mutant.
  */

@@ -20,18 +20,18 @@ export type BookChange = { [K in keyof BookInput]?: BookInput[K] | undefined } &
 };
 
 /**
+ * What one book function does with the store: a read, a list, a create, an update (replace or
+ * patch), a delete. The route table names each route's; the store grants each its own actions.
+ */
+export type BookStoreUse = 'read' | 'list' | 'create' | 'update' | 'delete';
+
+/**
  * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness
  * (compared in normalised form) atomic with every write, evaluate an If-Match condition inside the
  * write itself, and report rule violations with the domain's named errors: BookNotFoundError,
  * DuplicateIsbnError, PreconditionFailedError, IdempotencyKeyReusedError. A missing book is
  * BookNotFoundError whatever the condition (RFC 9110 §13.2.1).
  */
-/**
- * What one book function does with the store: a read, a list, a create, an update (replace or
- * patch), a delete. The route table names each route's; the store grants each its own actions.
- */
-export type BookStoreUse = 'read' | 'list' | 'create' | 'update' | 'delete';
-
 export interface BookStore {
   /**
    * Assigns a new, never reused id and stores the book at version 1; DuplicateIsbnError if its ISBN

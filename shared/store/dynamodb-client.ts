@@ -41,14 +41,14 @@ export const PATIENT_CLIENT_LIMITS: ClientLimits = {
   requestTimeout: 60_000,
 };
 
+/** The SDK's name for the middleware that hands each command to the client's logger. */
+export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
+
 /**
  * A client for Lambda, or for a local DynamoDB when `DYNAMODB_ENDPOINT` is set (Dynoxide
  * accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
  * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
  */
-/** The SDK's name for the middleware that hands each command to the client's logger. */
-export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
-
 export const createDynamoClient = (
   endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
