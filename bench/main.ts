@@ -87,7 +87,7 @@ const main = async () => {
     log("Capacity model: the authorizer's calls per credential …");
     const authCapacity = renderAuthCapacity(await measureAuthCapacity(database.meter, BENCH_TABLES.auth, 64));
 
-    log('Pages of the unfiltered list: the 32-key layout beside id ranges …');
+    log('Pages of the unfiltered list, id ranges …');
     const pageBooks = options.quick ? 500 : 2_000;
     const pageCost = renderPageCost(await measurePageCost(database.endpoint, database.meter, pageBooks), pageBooks);
 
