@@ -15,11 +15,15 @@ import {
   RESOURCE_METHODS,
   requiresAuth,
 } from '../shared/api/routes';
-import { runAsFunction } from '../shared/store/call-log';
+import { runAsFunction } from '../shared/store/running-function';
 import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
+import { installCallLog } from './call-log';
 import { lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
+
+// The functions run here record their DynamoDB calls when DYNAMODB_CALL_LOG names a file (npm run test:permissions).
+installCallLog();
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (

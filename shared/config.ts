@@ -182,8 +182,6 @@ export const SETTINGS = {
   dynamodbEndpoint: setting('DYNAMODB_ENDPOINT', optionalText),
   /** The region; Lambda sets it, a local endpoint does not need one. */
   region: setting('AWS_REGION', optionalText),
-  /** A file each DynamoDB call is appended to as a JSON line (`npm run test:permissions`); unset on Lambda. */
-  dynamodbCallLog: setting('DYNAMODB_CALL_LOG', optionalText),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedCall, TableKind } from '../../shared/store/call-log';
+import type { RecordedCall, TableKind } from '../../local/call-log';
 import {
   deniedCalls,
   describeDenial,

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { RecordedCall } from '../../shared/store/call-log';
+import type { RecordedCall } from '../../local/call-log';
 import { parseCommandLine, runTool, UsageError } from '../../tools/cli';
 import { deniedCalls, describeDenial, unnoticedRemovals } from './permissions/evaluate';
 import { synthesizeRoles } from './permissions/role-policies';
