@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { codePointLength, documentedCounterpart } from './documented-checks';
+import { codePointLength, jsonSchemaOf } from './documented-checks';
 import { present, requiredText } from './field-rules';
 
 /**
@@ -53,7 +53,7 @@ const isNumber = (rule: unknown): boolean =>
 /** The values a field is limited to (its `enum`), or undefined. */
 const allowedValuesOf = (rule: unknown): readonly string[] | undefined => {
   for (const item of pipeOf(rule)) {
-    const values = documentedCounterpart(item)?.enum;
+    const values = jsonSchemaOf(item)?.enum;
     if (Array.isArray(values)) return values.map(String);
   }
   return undefined;
@@ -62,7 +62,7 @@ const allowedValuesOf = (rule: unknown): readonly string[] | undefined => {
 /** The longest value a text field allows, in code points: its `maxLength`, or its longest allowed value. */
 const maxLengthOf = (rule: unknown): number | undefined => {
   for (const item of pipeOf(rule)) {
-    const { maxLength, enum: values } = documentedCounterpart(item) ?? {};
+    const { maxLength, enum: values } = jsonSchemaOf(item) ?? {};
     if (maxLength !== undefined) return Number(maxLength);
     if (Array.isArray(values)) return Math.max(...values.map((value) => codePointLength(String(value))));
   }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { codePointLength, documentedAs } from './documented-checks';
+import { codePointLength, withJsonSchema } from './documented-checks';
 
 /**
  * The rules a Book field is built from (./book-schema): text, required or optional, and a fixed
@@ -10,7 +10,7 @@ import { codePointLength, documentedAs } from './documented-checks';
 const isPresent = (value: unknown): boolean => value !== undefined && value !== null;
 
 /** `null` reads as missing; in JSON Schema the field's `type` already excludes it. */
-export const present = (message: string) => documentedAs(v.check(isPresent, message), {});
+export const present = (message: string) => withJsonSchema(v.check(isPresent, message), {});
 
 /** ECMAScript's white space and line terminators (what `String.prototype.trim` and `\s` remove), spelled out. */
 const WHITE_SPACE = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
@@ -40,14 +40,14 @@ const textPattern = (alsoBlank: string) =>
   `^[^${CONTROL}\\ufffd]*[^${CONTROL}\\ufffd${WHITE_SPACE}${alsoBlank}][^${CONTROL}\\ufffd]*$`;
 
 export const wellFormed = (message: string, fragment: Record<string, unknown> = {}) =>
-  documentedAs(
+  withJsonSchema(
     v.check((text: string) => isWellFormed(text), message),
     fragment,
   );
 
 /** At most `max` Unicode code points, counted as JSON Schema's `maxLength` counts them. */
 const maxCodePoints = (max: number, message: string) =>
-  documentedAs(
+  withJsonSchema(
     v.check((text: string) => codePointLength(text) <= max, message),
     { maxLength: max },
   );
@@ -64,11 +64,11 @@ export const requiredText = (label: string, maxLength: number, alsoBlank = '', r
     present(required),
     v.string(`${label} must be a string`),
     wellFormed(`${label} must be valid Unicode text`),
-    documentedAs(
+    withJsonSchema(
       v.check((text: string) => !hasControlCharacter(text), `${label} must not contain control characters`),
       {},
     ),
-    documentedAs(
+    withJsonSchema(
       v.check((text: string) => !blank.test(text), required),
       { pattern: textPattern(alsoBlank) },
     ),
@@ -92,7 +92,7 @@ export const allowedValues = (label: string, values: readonly [string, ...string
     v.unknown(),
     present(`${label} is required`),
     v.string(`${label} must be a string`),
-    documentedAs(
+    withJsonSchema(
       v.check((value: string) => values.includes(value), `${label} must be one of ${values.join(', ')}`),
       { enum: [...values] },
     ),

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import { BOOK_SCHEMA, type BookSchema } from '../../shared/books/book-schema';
-import { documentedCounterpart } from '../../shared/books/documented-checks';
+import { jsonSchemaOf } from '../../shared/books/documented-checks';
 import { fieldConstraints, TEST_BOOK_SCHEMA } from '../support/book-test-schema';
 
 /**
@@ -34,10 +34,7 @@ const expectedRow = (schema: BookSchema, field: string) => {
   const rule = (schema.input as unknown as { entries: Record<string, Item> }).entries[field] as Item;
   const optional = schema.optionalFields.has(field);
   const messages = pipeOf(rule)
-    .filter(
-      (item) =>
-        item.type === 'min_value' || documentedCounterpart(item)?.maxLength || documentedCounterpart(item)?.enum,
-    )
+    .filter((item) => item.type === 'min_value' || jsonSchemaOf(item)?.maxLength || jsonSchemaOf(item)?.enum)
     .map((item) => String(item.message));
   const requiredMessage = v.safeParse(rule as unknown as v.GenericSchema, undefined).issues?.[0]?.message;
   return {
