@@ -41,7 +41,9 @@ export default defineConfig({
     silent: 'passed-only',
     setupFiles: ['test/support/quiet-output.ts'],
     projects: [
-      project('unit'),
+      // One module graph for all unit files (no fresh one per file): 4 s instead of 16 s, as the
+      // unit tests keep no state between files (no vi.mock, no module-level env).
+      project('unit', { isolate: false }),
       project('integration', withDynamoDb),
       project('e2e', withDynamoDb),
       project('reliability', withDynamoDb),

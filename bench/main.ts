@@ -89,7 +89,7 @@ const main = async () => {
     const authorizerCpuMs = routes.routes.find((row) => row.function === 'Authorizer' && row.latency)?.latency?.cpuMs;
     const authRows = await measureAuthCapacity(database.meter, BENCH_TABLES.auth, 64, authorizerCpuMs);
 
-    log('Pages of the unfiltered list: the 32-key layout beside id ranges …');
+    log('Pages of the unfiltered list, id ranges …');
     const pageBooks = options.quick ? 500 : 2_000;
     const pageCost = renderPageCost(await measurePageCost(database.endpoint, database.meter, pageBooks), pageBooks);
 

@@ -12,7 +12,7 @@ import { markdownTable } from './markdown';
 import { seedBooks } from './seed';
 
 /**
- * The store's floor, metered in one run through the proxy in front of DynamoDB Local:
+ * The store's floor, metered in one run through the proxy in front of Dynoxide:
  * - ids: the id gap that 150 failed creates (duplicate ISBN) and 20 Idempotency-Key replays leave
  *   between two creates;
  * - pages: every unfiltered page of 20 over a catalogue, median, most and the last page's calls,

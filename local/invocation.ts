@@ -16,11 +16,15 @@ import {
   requiresAuth,
 } from '../shared/api/routes';
 import { failure, GATEWAY_BODY_TOO_LARGE_MESSAGE } from '../shared/http/responses';
-import { runAsFunction } from '../shared/store/call-log';
+import { runAsFunction } from '../shared/store/running-function';
 import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
+import { installCallLog } from './call-log';
 import { exceedsInvokePayload, lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
+
+// The functions run here record their DynamoDB calls when DYNAMODB_CALL_LOG names a file (npm run test:permissions).
+installCallLog();
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (

@@ -194,8 +194,6 @@ export const SETTINGS = {
   eventTypePrefix: setting('EVENT_TYPE_PREFIX', text(DEFAULTS.eventTypePrefix)),
   /** Change events' `source` attribute. */
   eventSource: setting('EVENT_SOURCE', text(DEFAULTS.eventSource)),
-  /** A file each DynamoDB call is appended to as a JSON line (`npm run test:permissions`); unset on Lambda. */
-  dynamodbCallLog: setting('DYNAMODB_CALL_LOG', optionalText),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -2,8 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BookService } from '../../shared/books/book-service';
 import { readSetting } from '../../shared/config';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
-import { runningFunction } from '../../shared/store/call-log';
 import { createDocumentClient } from '../../shared/store/dynamodb-client';
+import { runningFunction } from '../../shared/store/running-function';
 
 let client: DynamoDBDocumentClient | undefined;
 let booksTableName: string | undefined;

@@ -100,10 +100,6 @@ export const afterFailure = (record: FailureRecord | undefined, now: number, pol
   };
 };
 
-/** The record after a success: the run ends. Undefined when there is nothing to change (no write). */
-export const afterSuccess = (record: FailureRecord | undefined): FailureRecord | undefined =>
-  record && record.consecutive > 0 ? { ...record, consecutive: 0, version: record.version + 1 } : undefined;
-
 /** When the record no longer changes any answer: an unknown name's record may expire then (epoch seconds). */
 export const forgottenAt = (record: FailureRecord, policy: LockoutPolicy): number =>
   Math.ceil(Math.max(runEndsAt(record, policy) + RUN_FORGOTTEN_AFTER_MS, record.bucketAt) / 1000);

@@ -1,4 +1,4 @@
-import { BOOK_INPUT_FIELDS } from './book-schema';
+import { BOOK_SCHEMA, type BookSchema } from './book-schema';
 import { BookNotFoundError, PreconditionFailedError } from './errors';
 import { requestFingerprint } from './idempotency';
 import type { BookStore } from './ports';
@@ -18,6 +18,7 @@ export class BookService {
   constructor(
     private readonly store: BookStore,
     private readonly clock: Clock = () => new Date(),
+    private readonly schema: BookSchema = BOOK_SCHEMA,
   ) {}
 
   /**
@@ -26,8 +27,8 @@ export class BookService {
    */
   create(input: BookInput, key?: CreateKey, by?: string): Promise<VersionedBook> {
     const now = this.now();
-    const book = { ...pickInput(input), createdAt: now, updatedAt: now };
-    return this.store.create(book, key && { ...key, fingerprint: requestFingerprint(input) }, by);
+    const book = { ...everyClientField(input, this.schema), createdAt: now, updatedAt: now };
+    return this.store.create(book, key && { ...key, fingerprint: requestFingerprint(input, this.schema) }, by);
   }
 
   async get(id: number): Promise<VersionedBook> {
@@ -77,13 +78,21 @@ export class BookService {
 
   /** The whole record is replaced; the id comes from the path and createdAt is kept; only when the stored version meets `condition`. */
   replace(id: number, input: BookInput, condition?: VersionCondition, by?: string): Promise<VersionedBook> {
-    return this.store.update(id, { ...pickInput(input), updatedAt: this.now(), ...writer(by) }, condition);
+    return this.store.update(
+      id,
+      { ...everyClientField(input, this.schema), updatedAt: this.now(), ...writer(by) },
+      condition,
+    );
   }
 
-  /** Only supplied fields change; `{}` changes nothing, updatedAt included (`condition` still applies). */
+  /**
+   * Only supplied fields change, and an optional one supplied as `null` is removed (as JSON Merge
+   * Patch does); `{}` changes nothing, updatedAt included (`condition` still applies).
+   */
   async patch(id: number, patch: BookPatch, condition?: VersionCondition, by?: string): Promise<VersionedBook> {
     if (Object.keys(patch).length > 0) {
-      return this.store.update(id, { ...patch, updatedAt: this.now(), ...writer(by) }, condition);
+      const supplied = Object.fromEntries(Object.entries(patch).map(([field, value]) => [field, value ?? undefined]));
+      return this.store.update(id, { ...supplied, updatedAt: this.now(), ...writer(by) }, condition);
     }
     const found = await this.get(id);
     const failed = failedPrecondition(found.version, condition);
@@ -104,5 +113,7 @@ export class BookService {
 const writer = (by: string | undefined) => (by === undefined ? {} : { updatedBy: by });
 
 /** Every client field the schema knows, an omitted optional one as `undefined` (which a replace removes). */
-const pickInput = (input: BookInput): BookInput =>
-  Object.fromEntries(BOOK_INPUT_FIELDS.map((field) => [field, input[field]])) as BookInput;
+const everyClientField = (input: BookInput, schema: BookSchema): BookInput =>
+  Object.fromEntries(
+    schema.inputFields.map((field) => [field, (input as Record<string, unknown>)[field]]),
+  ) as BookInput;

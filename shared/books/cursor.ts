@@ -10,7 +10,3 @@ import { MAX_BOOK_ID } from './limits';
 export const CURSOR_PATTERN = new RegExp(`^${positiveIntegerPattern(MAX_BOOK_ID)}$`);
 
 export const encodeCursor = (afterId: number): string => String(afterId);
-
-/** The id a cursor resumes after, or undefined when the text is not a cursor. */
-export const decodeCursor = (cursor: string): number | undefined =>
-  CURSOR_PATTERN.test(cursor) ? Number(cursor) : undefined;

@@ -9,12 +9,12 @@ export type JsonSchemaFragment = Record<string, unknown>;
 const counterparts = new WeakMap<object, JsonSchemaFragment>();
 
 /** Registers `fragment` as what `item` (a valibot action or schema) enforces, and returns `item`. */
-export const documentedAs = <T extends object>(item: T, fragment: JsonSchemaFragment): T => {
+export const withJsonSchema = <T extends object>(item: T, fragment: JsonSchemaFragment): T => {
   counterparts.set(item, fragment);
   return item;
 };
 
-export const documentedCounterpart = (item: object): JsonSchemaFragment | undefined => counterparts.get(item);
+export const jsonSchemaOf = (item: object): JsonSchemaFragment | undefined => counterparts.get(item);
 
 /** Length in Unicode code points, as JSON Schema's `minLength`/`maxLength` count it (not UTF-16 units). */
 export const codePointLength = (text: string): number => {

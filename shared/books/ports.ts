@@ -1,6 +1,6 @@
 import type { IdempotentRequest } from './idempotency';
 import type { VersionCondition } from './preconditions';
-import type { Book, BookFilter, BookPatch, NewBook, VersionedBook } from './types';
+import type { Book, BookFilter, BookInput, NewBook, VersionedBook } from './types';
 
 export interface ListOptions {
   /** Start after the book with this id (a page cursor). */
@@ -14,10 +14,16 @@ export interface ListOptions {
  * (kept on the stored record, never part of the Book). A field present with the value `undefined`
  * is removed (a PUT that omits an optional field); an absent one is kept.
  */
-export type BookChange = { [K in keyof BookPatch]?: BookPatch[K] | undefined } & {
+export type BookChange = { [K in keyof BookInput]?: BookInput[K] | undefined } & {
   updatedAt: string;
   updatedBy?: string;
 };
+
+/**
+ * What one book function does with the store: a read, a list, a create, an update (replace or
+ * patch), a delete. The route table names each route's; the store grants each its own actions.
+ */
+export type BookStoreUse = 'read' | 'list' | 'create' | 'update' | 'delete';
 
 /**
  * The port through which the book use cases reach storage. Adapters keep ISBN uniqueness
@@ -26,12 +32,6 @@ export type BookChange = { [K in keyof BookPatch]?: BookPatch[K] | undefined } &
  * DuplicateIsbnError, PreconditionFailedError, IdempotencyKeyReusedError. A missing book is
  * BookNotFoundError whatever the condition (RFC 9110 §13.2.1).
  */
-/**
- * What one book function does with the store: a read, a list, a create, an update (replace or
- * patch), a delete. The route table names each route's; the store grants each its own actions.
- */
-export type BookStoreUse = 'read' | 'list' | 'create' | 'update' | 'delete';
-
 export interface BookStore {
   /**
    * Assigns a new, never reused id and stores the book at version 1; DuplicateIsbnError if its ISBN

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
-import { BODY_MESSAGE, BookInputSchema, BookPatchSchema, wellFormed } from './book-schema';
+import { BODY_MESSAGE, BOOK_SCHEMA, type BookSchema } from './book-schema';
 import { CURSOR_PATTERN } from './cursor';
 import { positiveIntegerPattern } from './documented-checks';
 import { ValidationError } from './errors';
+import { wellFormed } from './field-rules';
 import { DEFAULT_PAGE_LIMIT, MAX_BOOK_ID, MAX_PAGE_LIMIT } from './limits';
 import type { BookFilter, BookInput, BookListQuery, BookPatch, FieldErrors } from './types';
 
@@ -79,14 +80,14 @@ const rejectArray = (body: unknown): void => {
   if (Array.isArray(body)) throw new ValidationError({ body: BODY_MESSAGE });
 };
 
-export const parseBookInput = (body: unknown): BookInput => {
+export const parseBookInput = (body: unknown, schema: BookSchema = BOOK_SCHEMA): BookInput => {
   rejectArray(body);
-  return parseOrThrow(BookInputSchema, body) as BookInput;
+  return parseOrThrow(schema.input, body) as BookInput;
 };
 
-export const parseBookPatch = (body: unknown): BookPatch => {
+export const parseBookPatch = (body: unknown, schema: BookSchema = BOOK_SCHEMA): BookPatch => {
   rejectArray(body);
-  return parseOrThrow(BookPatchSchema, body) as BookPatch;
+  return parseOrThrow(schema.patch, body) as BookPatch;
 };
 
 /** A path id: a positive decimal integer no larger than 2^53-1. */

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { BookInputSchema } from './book-schema';
+import type { BookInputSchema, BookPatchSchema } from './book-schema';
 
 /** The client-owned fields, as POST and PUT carry them: what BookInputSchema outputs. */
 export type BookInput = v.InferOutput<typeof BookInputSchema>;
@@ -17,8 +17,8 @@ export interface VersionedBook {
   version: number;
 }
 
-/** A PATCH body: any subset of the client-owned fields. */
-export type BookPatch = Partial<BookInput>;
+/** A PATCH body: any subset of the client-owned fields; an optional one may be `null` (remove it). */
+export type BookPatch = v.InferOutput<typeof BookPatchSchema>;
 
 /** A book before the store has assigned its id. */
 export type NewBook = Omit<Book, 'id'>;

@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { documentedCounterpart } from '../books/documented-checks';
+import { jsonSchemaOf } from '../books/documented-checks';
 
 type PipeItem = {
   kind: string;
@@ -12,7 +12,7 @@ type PipeItem = {
 
 /**
  * The checks the converter would leave out without a word: a `check()` or anything after a
- * transformation, when no JSON Schema counterpart is registered for it (see documentedAs). Each is
+ * transformation, when no JSON Schema counterpart is registered for it (see withJsonSchema). Each is
  * named by its path and type.
  */
 export const undocumentedChecks = (schema: unknown, path = '$'): string[] => {
@@ -27,7 +27,7 @@ export const undocumentedChecks = (schema: unknown, path = '$'): string[] => {
     if (index === 0) continue;
     if (step.kind === 'transformation') transformed = true;
     const unreadable = step.type === 'check' || (transformed && (step.kind === 'validation' || step.kind === 'schema'));
-    if (unreadable && !documentedCounterpart(step)) found.push(`${path}: ${step.type}`);
+    if (unreadable && !jsonSchemaOf(step)) found.push(`${path}: ${step.type}`);
     if (step.kind === 'schema') found.push(...undocumentedChecks(step, path));
   }
   return found;
@@ -50,7 +50,7 @@ export const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'output'
     typeMode,
     errorMode: 'throw',
     overrideAction: ({ valibotAction, jsonSchema: converted }) => {
-      const counterpart = documentedCounterpart(valibotAction);
+      const counterpart = jsonSchemaOf(valibotAction);
       return counterpart && { ...converted, ...counterpart };
     },
   });
@@ -58,7 +58,7 @@ export const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'output'
 };
 
 /** The text pattern reads poorly; say it in words too. */
-export const withBlankNote = (schema: JsonSchema): JsonSchema => {
+export const describeTextFields = (schema: JsonSchema): JsonSchema => {
   const properties = (schema as { properties?: Record<string, JsonSchema & { type?: string }> }).properties ?? {};
   for (const property of Object.values(properties)) {
     if (property.type === 'string') {

@@ -1,4 +1,5 @@
 import type { RouteName } from '../api/routes';
+import { BOOK_INPUT_FIELDS } from '../books/book-schema';
 import { DEFAULT_LIST_MAX_BOOKS } from '../books/limits';
 import { MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
 import { API_INDEX_TARGETS } from './api-index';
@@ -10,6 +11,8 @@ import type { OperationSpec } from './types';
 const BOOK_OK = { description: 'The book', headers: ETAG, content: jsonContent(ref('Book')) };
 const BOOK_READ = { ...BOOK_OK, headers: { ...ETAG, ...REVALIDATE } };
 const NOT_FOUND = { description: 'No book has this id (no body)' };
+/** The client fields as the descriptions name them (`title, author, isbn and publicationYear`), from the Book schema. */
+const CLIENT_FIELDS = `${BOOK_INPUT_FIELDS.slice(0, -1).join(', ')} and ${BOOK_INPUT_FIELDS.at(-1)}`;
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
 /** Every write retries lost races; when they keep being lost, this. */
@@ -126,16 +129,14 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
   },
   ReplaceBook: {
     summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
-    description:
-      'The whole book, validated as on create, replaces title, author, isbn and publicationYear; the id is the path’s. 409 when another book has the ISBN',
+    description: `The whole book, validated as on create, replaces ${CLIENT_FIELDS} (an optional one left out is removed); the id is the path’s. 409 when another book has the ISBN`,
     body: 'BookInput',
     headers: ['If-Match', 'If-None-Match'],
     responses: UPDATE_RESPONSES,
   },
   PatchBook: {
     summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
-    description:
-      'Any subset of title, author, isbn and publicationYear, each validated as on create; other keys are ignored, and `{}` returns the book unchanged. 409 when another book has the ISBN',
+    description: `Any subset of ${CLIENT_FIELDS}, each validated as on create (\`null\` removes an optional field; a required one refuses it); other keys are ignored, and \`{}\` returns the book unchanged. 409 when another book has the ISBN`,
     body: 'BookPatch',
     headers: ['If-Match', 'If-None-Match'],
     alsoAccept: [MERGE_PATCH_MEDIA_TYPE],

@@ -1,18 +1,18 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { BookInputSchema, BookPatchSchema } from '../books/book-schema';
+import { BOOK_SCHEMA, type BookSchema } from '../books/book-schema';
 import { MAX_BOOK_ID } from '../books/limits';
-import { jsonSchema, withBlankNote } from './json-schema';
+import { describeTextFields, jsonSchema } from './json-schema';
 
 /**
  * components.schemas: the request bodies from the valibot schemas the handlers validate with; the
  * stored book and the validation error, which the code builds by hand, described here.
  */
-export const schemas = () => {
-  const bookInput = withBlankNote(jsonSchema(BookInputSchema, 'output'));
+export const schemas = (bookSchema: BookSchema = BOOK_SCHEMA) => {
+  const bookInput = describeTextFields(jsonSchema(bookSchema.input, 'output'));
   const { properties, required = [] } = bookInput as { properties: Record<string, JsonSchema>; required?: string[] };
   return {
     BookInput: bookInput,
-    BookPatch: withBlankNote(jsonSchema(BookPatchSchema, 'output')),
+    BookPatch: describeTextFields(jsonSchema(bookSchema.patch, 'output')),
     Book: {
       type: 'object',
       required: ['id', ...required, 'createdAt', 'updatedAt'],

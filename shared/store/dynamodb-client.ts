@@ -1,7 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSetting } from '../config';
-import { recordCalls } from './call-log';
 
 /**
  * Time limits below the functions' timeout, so a DynamoDB outage ends in the handler's 500 within
@@ -41,14 +40,23 @@ export const PATIENT_CLIENT_LIMITS: ClientLimits = {
   requestTimeout: 60_000,
 };
 
+const clientObservers: ((client: DynamoDBClient) => void)[] = [];
+/**
+ * Has `observe` called with every client made from now on: how `npm start` attaches its DynamoDB
+ * call log (local/call-log.ts) from outside, so no function's bundle carries it.
+ */
+export const observeDynamoClients = (observe: (client: DynamoDBClient) => void): void => {
+  clientObservers.push(observe);
+};
+
+/** The SDK's name for the middleware that hands each command to the client's logger. */
+export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
+
 /**
  * A client for Lambda, or for a local DynamoDB when `DYNAMODB_ENDPOINT` is set (Dynoxide
  * accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
  * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
  */
-/** The SDK's name for the middleware that hands each command to the client's logger. */
-export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
-
 export const createDynamoClient = (
   endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
@@ -72,7 +80,7 @@ export const createDynamoClient = (
   // logger middleware still builds a copy of every command's input and output with sensitive
   // values masked, only to discard it: for a whole list, more garbage than the books themselves.
   client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
-  recordCalls(client);
+  for (const observe of clientObservers) observe(client);
   return client;
 };
 

@@ -10,24 +10,22 @@ export const MAX_WRITE_ATTEMPTS = 10;
  */
 export const RETRY_BUDGET_MS = 4_000;
 
-/** What an attempt returns when it lost a race and should run again on fresh state. */
-export const RETRY = Symbol('retry');
-
 /**
- * RETRY with the error that reported the lost race: if the retries run out, ConcurrentUpdateError
- * keeps the last such error as its `cause`, so the log line of the 503 shows what DynamoDB answered.
+ * What an attempt returns when it lost a race and should run again on fresh state, with the error
+ * that reported it: if the retries run out, ConcurrentUpdateError keeps the last such error as its
+ * `cause`, so the log line of the 503 shows what DynamoDB answered.
  */
 export class LostRace {
   constructor(readonly cause: unknown) {}
 }
 
-export type Retry = typeof RETRY | LostRace;
+export type Retry = LostRace;
 
 /** Full jitter (a random share of the exponential step): writers that collided spread out instead of colliding again. */
 const backoffMs = (attempt: number) => Math.random() * 10 * 2 ** Math.min(attempt, 5);
 
 /**
- * Runs `attempt` until it returns something other than RETRY, with jittered exponential backoff in
+ * Runs `attempt` until it returns something other than a LostRace, with jittered exponential backoff in
  * between, at most MAX_WRITE_ATTEMPTS times and no retry past RETRY_BUDGET_MS; then
  * ConcurrentUpdateError names what kept conflicting, with the last lost race's error as its cause.
  */
@@ -37,9 +35,8 @@ export const retryOnConflict = async <T>(what: string, attempt: () => Promise<T 
   const givingUp = (message: string) => new ConcurrentUpdateError(message, lost && { cause: lost.cause });
   for (let n = 1; n <= MAX_WRITE_ATTEMPTS; n++) {
     const outcome = await attempt();
-    if (outcome instanceof LostRace) lost = outcome;
-    else if (outcome === RETRY) lost = undefined;
-    else return outcome as T;
+    if (!(outcome instanceof LostRace)) return outcome;
+    lost = outcome;
     if (n === MAX_WRITE_ATTEMPTS) break;
     const wait = backoffMs(n);
     if (Date.now() + wait >= giveUpAt) {

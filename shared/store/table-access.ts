@@ -26,7 +26,7 @@ export type DynamoDbAction =
  * Every use starts with the schema check, a GetItem of the id-blocks item (schema-version.ts).
  * A create reserves ids and stamps a new table (UpdateItem, id-blocks item only) and puts the book,
  * its ISBN claim and key record; an update may move the claim (Put and Delete); the list counts
- * (Query, table and indexes) and reads and keeps its verdict on the id-blocks item alone (list-verdict.ts).
+ * (Query, table and indexes) and remembers its verdict on the id-blocks item (remembered-list-count.ts).
  */
 export const BOOKS_TABLE_ACCESS = {
   read: { table: ['dynamodb:GetItem'] },

@@ -25,10 +25,10 @@ export interface TableDefinition {
   streamView?: 'NEW_AND_OLD_IMAGES';
 }
 
-/** The books table: books in id ranges, end marks, ISBN claims, the id-blocks item and Idempotency-Key records (docs/data-model.md). */
 /** The id-blocks item's partition key: the one item the list function may write (its IAM grant names it). */
 export const ID_BLOCKS_PARTITION = 'ID_BLOCKS';
 
+/** The books table: books in id ranges, end marks, ISBN claims, the id-blocks item and Idempotency-Key records (docs/data-model.md). */
 export const BOOKS_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'N' },

@@ -12,7 +12,7 @@ import { forwardTo } from '../support/throttling-proxy';
 
 /**
  * Issue 38's guessing limit under concurrency, as Lambda runs it: three `npm start` processes (three
- * containers) on one DynamoDB Local, each reading the account record on its own, sent bursts of
+ * containers) on one Dynoxide, each reading the account record on its own, sent bursts of
  * concurrent guesses from loopback addresses (Linux routes all of 127/8 to the host, so a request
  * can leave from 127.0.0.x). The default policy: runs of 5 per address, a ceiling of 100 an hour
  * (80 for addresses that never signed in, 40 of them at once; 20 for addresses that did).

@@ -6,7 +6,7 @@ import { endpointFile } from '../../local/endpoint-file';
 import { startTool } from '../support/tool-process';
 
 /**
- * A DATA_DIR left by an `npm start` that was killed still holds the address of its DynamoDB Local,
+ * A DATA_DIR left by an `npm start` that was killed still holds the address of its Dynoxide,
  * where nothing answers. The tools that read it say so and carry on, as `npm start` itself does,
  * rather than failing with a bare ECONNREFUSED.
  */

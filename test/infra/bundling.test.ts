@@ -7,6 +7,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '../../bench/bundles';
 import { BUNDLING } from '../../infra/bundling';
+import { AUTHORIZER, RESOURCE_METHODS, ROUTES } from '../../shared/api/routes';
 import { type EventBridgeStandin, startEventBridgeStandin } from '../support/eventbridge-standin';
 import { book, created } from '../support/stream-records';
 
@@ -121,5 +122,42 @@ describe('the change-events bundle', () => {
     });
     expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({ batchItemFailures: [] });
     expect(standin.accepted.map((entry) => JSON.parse(entry.Detail).subject)).toEqual(['7']);
+  });
+});
+
+/**
+ * What only `npm start` and the tests use stays out of every function: the DynamoDB call log
+ * (local/call-log.ts) is attached from outside, so no bundle the stack builds names it.
+ */
+describe('Lambda bundles and local-only code', () => {
+  const MARKERS = ['DYNAMODB_CALL_LOG', 'recordDynamoDbCalls', 'local/call-log.ts'];
+  const ENTRIES = [
+    ...new Set([
+      ...ROUTES.map(({ entry }) => entry),
+      AUTHORIZER.entry,
+      RESOURCE_METHODS.entry,
+      'functions/events/handler.ts',
+    ]),
+  ];
+  let outputs: { path: string; text: string }[] = [];
+
+  beforeAll(async () => {
+    const options = esbuildOptions(BUNDLING, ENTRIES[0] as string, 'unused.mjs');
+    const { outfile: _, ...rest } = options;
+    const result = await build({
+      ...rest,
+      entryPoints: ENTRIES,
+      outdir: join(tmpdir(), 'bundles-local-only'),
+      write: false,
+      logLevel: 'error',
+    });
+    outputs = result.outputFiles.filter(({ path }) => path.endsWith('.js') || path.endsWith('.mjs'));
+  }, 120_000);
+
+  it('carry no call log, in any function', () => {
+    expect(outputs).toHaveLength(ENTRIES.length);
+    for (const { path, text } of outputs) {
+      for (const marker of MARKERS) expect(text.includes(marker), `${path}: ${marker}`).toBe(false);
+    }
   });
 });

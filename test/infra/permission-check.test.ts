@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedCall } from '../../shared/store/call-log';
+import type { RecordedCall } from '../../local/call-log';
 import { checkRoles } from '../tools/permissions/check';
 import { declaredAccess, widerThanUsed } from '../tools/permissions/declared-access';
 import {

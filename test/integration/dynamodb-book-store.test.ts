@@ -12,7 +12,7 @@ import {
 } from '../../shared/books/errors';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { ListOptions } from '../../shared/books/ports';
-import type { BookFilter, BookPatch } from '../../shared/books/types';
+import type { BookFilter, BookInput } from '../../shared/books/types';
 import {
   AUTHOR_SHARDS,
   BOOK_PROJECTION,
@@ -52,7 +52,7 @@ describe('DynamoBookStore against Dynoxide', () => {
     ).Item;
 
   const create = async (...args: Parameters<DynamoBookStore['create']>) => (await store.create(...args)).book;
-  const change = (fields: BookPatch) => ({ ...fields, updatedAt: '2026-02-02T00:00:00.000Z' });
+  const change = (fields: Partial<BookInput>) => ({ ...fields, updatedAt: '2026-02-02T00:00:00.000Z' });
 
   it('assigns increasing ids at version 1 and reads back what it stored', async () => {
     const first = await store.create(newBook('int-1'));

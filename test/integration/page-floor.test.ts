@@ -5,7 +5,7 @@ import { DuplicateIsbnError } from '../../shared/books/errors';
 import type { Book, BookInput } from '../../shared/books/types';
 import { BOOK_RANGE_SIZE } from '../../shared/store/books/book-items';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
-import { LIST_VERDICT_SECONDS } from '../../shared/store/books/list-verdict';
+import { LIST_COUNT_REMEMBERED_SECONDS } from '../../shared/store/books/remembered-list-count';
 import { createPatientDocumentClient, createTestTables } from '../support/dynamodb';
 
 /**
@@ -104,7 +104,7 @@ describe('every unfiltered page of 20 at most two calls, the last one included',
 });
 
 describe('the list cap decided once', () => {
-  it('a list over the cap is refused from a remembered count for LIST_VERDICT_SECONDS, then counted again', async () => {
+  it('a list over the cap is refused from a remembered count for LIST_COUNT_REMEMBERED_SECONDS, then counted again', async () => {
     const own = await createTestTables();
     let now = Date.UTC(2026, 0, 1);
     const writer = container(own.names.books, () => now);
@@ -130,7 +130,7 @@ describe('the list cap decided once', () => {
     // Deletes take it under the cap: the verdict stands until it expires, then a count clears it.
     for (const id of ids.slice(0, 60)) await writer.delete(id);
     expect(await reader.knownToHoldMoreThan({}, cap)).toBe(true);
-    now += (LIST_VERDICT_SECONDS + 1) * 1000;
+    now += (LIST_COUNT_REMEMBERED_SECONDS + 1) * 1000;
     expect(await reader.knownToHoldMoreThan({}, cap)).toBe(false);
     expect(await reader.holdsMoreThan({}, cap)).toBe(false);
     expect(await reader.knownToHoldMoreThan({}, cap)).toBe(false);

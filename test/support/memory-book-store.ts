@@ -56,7 +56,11 @@ export class MemoryBookStore implements BookStore {
 
   async update(id: number, change: BookChange, condition?: VersionCondition) {
     const current = this.existing(id, condition);
-    const next = { book: { ...current.book, ...change, id }, version: current.version + 1 };
+    const book = { ...current.book, ...change, id };
+    // A field changed to `undefined` is removed, as the DynamoDB store's REMOVE does.
+    for (const [field, value] of Object.entries(book))
+      if (value === undefined) delete (book as Record<string, unknown>)[field];
+    const next = { book, version: current.version + 1 };
     this.assertIsbnFree(next.book.isbn, id);
     this.books.set(id, next);
     return copy(next);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWellFormed } from '../../shared/books/book-schema';
+import { isWellFormed } from '../../shared/books/field-rules';
 import { normalizeAuthor, normalizeIsbn } from '../../shared/books/normalize';
 import { parseBookId, parseBookInput, parseBookPatch, parseBookQuery } from '../../shared/books/schemas';
 import { errorsOf } from '../support/validation';

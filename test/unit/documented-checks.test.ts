@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   codePointLength,
-  documentedAs,
-  documentedCounterpart,
+  jsonSchemaOf,
   positiveIntegerPattern,
+  withJsonSchema,
 } from '../../shared/books/documented-checks';
 
 const matcher = (max: number) => new RegExp(`^${positiveIntegerPattern(max)}$`);
@@ -86,14 +86,14 @@ describe('codePointLength: length as JSON Schema counts it', () => {
   });
 });
 
-describe('documentedAs: the JSON Schema counterpart of a check', () => {
+describe('withJsonSchema: the JSON Schema counterpart of a check', () => {
   it('returns the item itself and remembers its fragment', () => {
     const check = { kind: 'validation' };
-    expect(documentedAs(check, { minLength: 1 })).toBe(check);
-    expect(documentedCounterpart(check)).toEqual({ minLength: 1 });
+    expect(withJsonSchema(check, { minLength: 1 })).toBe(check);
+    expect(jsonSchemaOf(check)).toEqual({ minLength: 1 });
   });
 
   it('knows nothing of an item never documented', () => {
-    expect(documentedCounterpart({ kind: 'validation' })).toBeUndefined();
+    expect(jsonSchemaOf({ kind: 'validation' })).toBeUndefined();
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterFailure,
-  afterSuccess,
   checkLockoutPolicy,
   DEFAULT_LOCKOUT_POLICY,
   type FailureRecord,
@@ -59,13 +58,6 @@ describe('the lockout policy', () => {
     expect(afterFailure(record, end - 1, policy).consecutive).toBe(6);
     expect(afterFailure(record, end, policy).consecutive).toBe(1);
     expect(RUN_FORGOTTEN_AFTER_MS).toBe(HOUR);
-  });
-
-  it('a success ends a run (a new version) and needs no write when there is no run', () => {
-    const record = failures([T0, T0]) as FailureRecord;
-    expect(afterSuccess(record)).toEqual({ ...record, consecutive: 0, version: 3 });
-    expect(afterSuccess({ ...record, consecutive: 0 })).toBeUndefined();
-    expect(afterSuccess(undefined)).toBeUndefined();
   });
 
   describe('the hourly limit', () => {

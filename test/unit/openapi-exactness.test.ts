@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { BookInputSchema, BookPatchSchema } from '../../shared/books/book-schema';
-import { codePointLength, documentedAs, positiveIntegerPattern } from '../../shared/books/documented-checks';
+import { codePointLength, positiveIntegerPattern, withJsonSchema } from '../../shared/books/documented-checks';
 import { ValidationError } from '../../shared/books/errors';
 import { BookIdSchema, BookQuerySchema, parseBookId, parseBookInput, parseBookQuery } from '../../shared/books/schemas';
 import { parseIdempotencyKey } from '../../shared/http/idempotency-key';
@@ -45,7 +45,7 @@ describe('every valibot check has a JSON Schema counterpart', () => {
   it('accepts a check once its counterpart is registered', () => {
     const named = v.pipe(
       v.string(),
-      documentedAs(
+      withJsonSchema(
         v.check((text: string) => text !== ''),
         { minLength: 1 },
       ),

@@ -57,7 +57,7 @@ export interface AccountItem {
  * A name that is nobody's gets, with its first failure record, attributes of the same number and
  * about the sizes of a user's (a name, a realm-long text, two HA1-long hex strings), so that reading
  * it costs what reading a user costs: without them a user's item took measurably longer to read and
- * decode (about 30 µs on DynamoDB Local) than a bare failure record. Never compared with anything,
+ * decode (about 30 µs locally) than a bare failure record. Never compared with anything,
  * and never derived from the name: the decoy name is 16 random characters.
  */
 export const decoyAttributes = () => ({

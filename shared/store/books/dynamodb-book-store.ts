@@ -10,7 +10,7 @@ import { BookTransactions } from './book-transactions';
 import { updateBook } from './book-writes';
 import { IdBlockAllocator } from './id-blocks';
 import { IdBlocksView } from './id-blocks-view';
-import { countWithVerdict, verdictHolds } from './list-verdict';
+import { countAndRemember, rememberedCountReaches } from './remembered-list-count';
 import { checkSchemaVersion, stampNewTable } from './schema-version';
 import { versioned } from './update-expressions';
 
@@ -78,11 +78,11 @@ export class DynamoBookStore implements BookStore {
     return this.afterCheck(() => iterateBooks(this.context, filter, options));
   }
 
-  /** Unfiltered, decided once: a count that reached `upTo` stands for a while (list-verdict.ts). */
+  /** Unfiltered, decided once: a count that reached `upTo` stands for a while (remembered-list-count.ts). */
   async countUpTo(filter: BookFilter, upTo: number): Promise<number> {
     await this.ready();
     if (filter.author !== undefined || filter.year !== undefined) return countBooks(this.context, filter, upTo);
-    return countWithVerdict(this.context, upTo, () => countBooks(this.context, filter, upTo));
+    return countAndRemember(this.context, upTo, () => countBooks(this.context, filter, upTo));
   }
 
   /**
@@ -94,7 +94,7 @@ export class DynamoBookStore implements BookStore {
     if (filter.author !== undefined || filter.year !== undefined) return false;
     if (this.context.idBlocks.knownHighMark < upTo) return false;
     const { item } = await this.context.idBlocks.refresh(this.context);
-    return verdictHolds(item, upTo, this.context.nowSeconds());
+    return rememberedCountReaches(item, upTo, this.context.nowSeconds());
   }
 
   /** Unfiltered: the highest id reserved (one read), which no number of books can exceed. */

@@ -1,4 +1,4 @@
-import type { RecordedCall } from '../../../shared/store/call-log';
+import type { RecordedCall } from '../../../local/call-log';
 import { widerThanUsed } from './declared-access';
 import { deniedCalls, describeDenial, unnoticedRemovals } from './evaluate';
 import { describeOverreach, overreaches, type ProbeScope } from './forbidden';

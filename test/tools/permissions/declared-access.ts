@@ -1,5 +1,5 @@
+import type { RecordedCall, TableKind } from '../../../local/call-log';
 import { AUTHORIZER, ROUTES } from '../../../shared/api/routes';
-import type { RecordedCall, TableKind } from '../../../shared/store/call-log';
 import {
   AUTHORIZER_AUTH_TABLE_ACCESS,
   BOOKS_TABLE_ACCESS,

@@ -1,5 +1,5 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import type { RecordedCall } from '../../../shared/store/call-log';
+import type { RecordedCall } from '../../../local/call-log';
 import { ACCOUNT, type FunctionRole, type PolicyStatement, type StackRoles } from './role-policies';
 
 const LEADING_KEYS = 'dynamodb:LeadingKeys';

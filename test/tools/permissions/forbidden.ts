@@ -1,4 +1,4 @@
-import type { TableKind } from '../../../shared/store/call-log';
+import type { TableKind } from '../../../local/call-log';
 import { ID_BLOCKS_PARTITION } from '../../../shared/store/tables';
 import { isDeclared, TABLE_DEFINITIONS, type Target } from './declared-access';
 import { evaluate } from './evaluate';

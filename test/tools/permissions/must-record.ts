@@ -1,7 +1,7 @@
+import type { RecordedCall, TableKind } from '../../../local/call-log';
 import { NONCE_KEY_NAME } from '../../../shared/auth/nonce';
 import { accountKey } from '../../../shared/store/auth/account-items';
 import { IDEMPOTENCY_RECORD_PREFIX } from '../../../shared/store/books/book-items';
-import type { RecordedCall, TableKind } from '../../../shared/store/call-log';
 
 /** The machine credential test/integration/rare-store-paths.test.ts admits (its account is its own key). */
 export const MACHINE_USER = 'recorded-machine';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { RecordedCall } from '../../../shared/store/call-log';
+import type { RecordedCall } from '../../../local/call-log';
 import { MUST_RECORD } from './must-record';
 
 /** One call of each kind a full `npm run test:permissions` recorded (`-- --save-fixture` rewrites it). */

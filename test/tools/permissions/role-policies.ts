@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type CfnResource } from 'aws-cdk-lib';
 import { BookLibraryStack, type BookLibraryStackProps } from '../../../infra/book-library-stack';
-import type { TableKind } from '../../../shared/store/call-log';
+import type { TableKind } from '../../../local/call-log';
 
 /** The account and region the synthesized ARNs are resolved in (any would do: every ARN is the stack's own). */
 export const ACCOUNT = '123456789012';

@@ -1,13 +1,15 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { readSetting, settingText } from '../config';
-import { AUTH_TABLE, BOOKS_TABLE, type TableDefinition } from './tables';
+import { settingText } from '../shared/config';
+import { observeDynamoClients } from '../shared/store/dynamodb-client';
+import { runningFunction } from '../shared/store/running-function';
+import { AUTH_TABLE, BOOKS_TABLE, type TableDefinition } from '../shared/store/tables';
 
 /**
- * Every DynamoDB call a function makes, as IAM authorises it, appended as one JSON line to the file
- * DYNAMODB_CALL_LOG names (`npm run test:permissions` sets it; Lambda never does), so that the calls
- * the test suites make can be checked against the roles the stack grants (tools/check-permissions.ts).
+ * Every DynamoDB call a function makes under `npm start`, as IAM authorises it, appended as one JSON
+ * line to the file DYNAMODB_CALL_LOG names (`npm run test:permissions` sets it), so that the calls
+ * the test suites make can be checked against the roles the stack grants (test/tools/check-permissions.ts).
+ * Local only: the functions' bundles never carry it (test/infra/bundling.test.ts).
  */
 export interface RecordedCall {
   /** The function (route name) that made the call; absent for a test's or a tool's own calls. */
@@ -25,14 +27,6 @@ export interface RecordedCall {
 export type TableKind = 'books' | 'auth';
 
 const DEFINITIONS: Record<TableKind, TableDefinition> = { books: BOOKS_TABLE, auth: AUTH_TABLE };
-
-const invokedFunction = new AsyncLocalStorage<string>();
-
-/** Runs `work` as the named function: the calls it makes are recorded as that function's. */
-export const runAsFunction = <T>(name: string, work: () => T): T => invokedFunction.run(name, work);
-
-/** The function `runAsFunction` runs now: undefined on Lambda, where a process is one function's container. */
-export const runningFunction = (): string | undefined => invokedFunction.getStore();
 
 /** The service's table names as configured now (the test suites change them between servers). */
 const configuredTables = (): Partial<Record<TableKind, string>> => ({
@@ -148,12 +142,10 @@ interface ItemRequest {
 }
 
 /**
- * When DYNAMODB_CALL_LOG is set, records each command the client sends, after the document client
- * has turned it into DynamoDB's own form (the serialize step), before it is sent.
+ * Records each command the client sends to `file`, after the document client has turned it into
+ * DynamoDB's own form (the serialize step), before it is sent.
  */
-export const recordCalls = (client: DynamoDBClient) => {
-  const file = readSetting('dynamodbCallLog');
-  if (!file) return;
+const recordCalls = (file: string) => (client: DynamoDBClient) => {
   const tables = configuredTables();
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -164,4 +156,12 @@ export const recordCalls = (client: DynamoDBClient) => {
     },
     { step: 'serialize', priority: 'high', name: 'recordDynamoDbCalls' },
   );
+};
+
+/** The DynamoDB client of every function `npm start` runs records its calls, when DYNAMODB_CALL_LOG names a file. */
+let installed = false;
+export const installCallLog = (file = process.env.DYNAMODB_CALL_LOG): void => {
+  if (!file || installed) return;
+  installed = true;
+  observeDynamoClients(recordCalls(file));
 };

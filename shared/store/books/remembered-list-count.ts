@@ -9,34 +9,39 @@ import type { BookStoreContext } from './book-store-context';
  * safe direction: a client is told to page a list it could have had whole, for at most this long.
  * A verdict of "within the cap" is never remembered: the list must never send a 200 it cannot finish.
  */
-export const LIST_VERDICT_SECONDS = 60;
+export const LIST_COUNT_REMEMBERED_SECONDS = 60;
 
 /** On the id-blocks item: the last count of the unfiltered list that reached its limit, and when. */
-interface ListVerdict {
+interface RememberedListCount {
   listCount?: unknown;
   listCountedAt?: unknown;
 }
 
 /** Whether the id-blocks item's verdict says, freshly, that the unfiltered list holds at least `upTo` books. */
-export const verdictHolds = (idBlocks: ListVerdict | undefined, upTo: number, nowSeconds: number): boolean =>
-  Number(idBlocks?.listCount ?? 0) >= upTo && nowSeconds - Number(idBlocks?.listCountedAt ?? 0) <= LIST_VERDICT_SECONDS;
+export const rememberedCountReaches = (
+  idBlocks: RememberedListCount | undefined,
+  upTo: number,
+  nowSeconds: number,
+): boolean =>
+  Number(idBlocks?.listCount ?? 0) >= upTo &&
+  nowSeconds - Number(idBlocks?.listCountedAt ?? 0) <= LIST_COUNT_REMEMBERED_SECONDS;
 
 /**
  * The unfiltered list counted up to `upTo`, decided once: a verdict on the id-blocks item that
- * the list reached `upTo` answers for LIST_VERDICT_SECONDS without a count (one read). When it has
+ * the list reached `upTo` answers for LIST_COUNT_REMEMBERED_SECONDS without a count (one read). When it has
  * expired, the container whose conditional write renews it first does the count (the others keep
  * answering from the renewed verdict meanwhile), then records what it found: the new count if it
  * still reaches `upTo`, else no verdict.
  */
-export const countWithVerdict = async (
+export const countAndRemember = async (
   context: BookStoreContext,
   upTo: number,
   count: () => Promise<number>,
 ): Promise<number> => {
   const { client, tableName } = context;
-  const idBlocks = (await context.idBlocks.refresh(context)).item as ListVerdict | undefined;
+  const idBlocks = (await context.idBlocks.refresh(context)).item as RememberedListCount | undefined;
   const now = context.nowSeconds();
-  if (verdictHolds(idBlocks, upTo, now)) return upTo;
+  if (rememberedCountReaches(idBlocks, upTo, now)) return upTo;
   const held = Number(idBlocks?.listCount ?? 0) >= upTo;
   if (held) {
     try {
