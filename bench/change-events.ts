@@ -144,7 +144,7 @@ export const renderChangeEvents = (result: ChangeEventsResult): string => {
     '### Change events',
     '',
     `Measured here: ${result.changes} creates written with the pipeline stopped, then delivered by \`npm start\`'s`,
-    `local pipeline (Dynoxide's stream, one POST per event to a receiver on this machine) at **${Math.round(result.eventsPerSecond)} events/s**;`,
+    `local pipeline (Dynoxide's stream, one POST per event to a receiver on this machine) at **${Math.round(result.eventsPerSecond)} events a second**;`,
     `${result.recordsPerChange.toFixed(2)} stream records per create (the book, its ISBN claim, id blocks and end marks);`,
     `mapping ${result.mapMicrosPerRecord.toFixed(1)} µs per record; the largest event ${result.eventBytes} bytes.`,
     '',

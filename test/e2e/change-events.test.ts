@@ -230,6 +230,8 @@ describe('when the receiver fails', () => {
     expect(server.output()).toMatch(
       new RegExp(`Change event book-${refusedBook}-v1-created .*dead-lettered after 3 attempts`),
     );
+    const check = await servedEventCheck(server.baseUrl);
+    for (const { event } of receiver.deliveries) expect(check(event)).toEqual([]);
   });
 
   it('dead-letters the event when the receiver is unreachable, after retrying it', async () => {
@@ -268,5 +270,7 @@ describe('when the receiver fails', () => {
     expect(receiver.delivered().map((event) => event.subject)).toEqual(
       [created, later, last].map((answer) => String(answer.body.id)),
     );
+    const check = await servedEventCheck(third.baseUrl);
+    for (const { event } of receiver.deliveries) expect(check(event)).toEqual([]);
   });
 });

@@ -141,13 +141,14 @@ describe('BookLibraryStack', () => {
     }
   });
 
-  it('serves the OpenAPI document, its browsable reference and the pointers at / and /api without credentials and without any table access', () => {
+  it('serves the OpenAPI and AsyncAPI documents, the browsable reference and the pointers at / and /api without credentials and without any table access', () => {
     const methods = Object.entries(template.findResources('AWS::ApiGateway::Method'));
     const open = methods
       .filter(([, m]) => m.Properties.AuthorizationType !== 'CUSTOM' && isRouteMethod(m))
       .map(([id]) => id);
-    expect(open).toHaveLength(10); // GET and HEAD
+    expect(open).toHaveLength(12); // GET and HEAD
     expect(open.filter((id) => id.includes('openapi'))).toHaveLength(2);
+    expect(open.filter((id) => id.includes('asyncapi'))).toHaveLength(2);
     expect(open.filter((id) => id.includes('docs'))).toHaveLength(4);
     const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
     for (const name of ['GetApiIndex', 'GetRootIndex']) {
@@ -166,7 +167,14 @@ describe('BookLibraryStack', () => {
         m.Properties.HttpMethod === 'GET' && JSON.stringify(m.Properties.ResourceId).includes('RootResourceId'),
     );
     expect(rootGet).toBeDefined();
-    for (const name of ['GetOpenApi', 'GetApiReference', 'GetApiReferenceAsset', 'GetApiIndex', 'GetRootIndex']) {
+    for (const name of [
+      'GetOpenApi',
+      'GetAsyncApi',
+      'GetApiReference',
+      'GetApiReferenceAsset',
+      'GetApiIndex',
+      'GetRootIndex',
+    ]) {
       const policy = JSON.stringify(
         Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith(`${name}Role`))?.[1],
       );
@@ -259,12 +267,12 @@ describe('BookLibraryStack', () => {
     );
   });
 
-  it('with publicReads, leaves only the GET routes open (two book reads, the OpenAPI document, its reference and the pointers)', () => {
+  it('with publicReads, leaves only the GET routes open (two book reads, the two documents, the reference and the pointers)', () => {
     const open = Object.values(prod.template.findResources('AWS::ApiGateway::Method'));
     const unguarded = open
       .filter((m) => m.Properties.AuthorizationType !== 'CUSTOM' && isRouteMethod(m))
       .map((m) => m.Properties.HttpMethod);
-    expect(unguarded.sort()).toEqual([...Array(7).fill('GET'), ...Array(7).fill('HEAD')]);
+    expect(unguarded.sort()).toEqual([...Array(8).fill('GET'), ...Array(8).fill('HEAD')]);
   });
 
   it('turns a Deny into 401 with the challenge from the authorizer context', () => {

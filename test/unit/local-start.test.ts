@@ -123,6 +123,10 @@ describe('npm start, step by step', () => {
     [{ LOCAL_ROLES: 'demo:reader' }, 'LOCAL_ROLES entry "demo:reader" is not name=role'],
     [{ LOCAL_ROLES: 'demo=reader,demo=admin' }, 'LOCAL_ROLES names "demo" twice'],
     [{ LOCAL_ROLES: 'demo=Reader' }, 'unknown role "Reader"'],
+    [{ LOCAL_EVENTS_URL: 'localhost:4000' }, 'LOCAL_EVENTS_URL "localhost:4000" is not valid: expected an http(s) URL'],
+    [{ LOCAL_EVENTS_URL: 'ftp://127.0.0.1/' }, 'LOCAL_EVENTS_URL "ftp://127.0.0.1/" is not valid'],
+    [{ LOCAL_EVENTS_ATTEMPTS: '0' }, 'LOCAL_EVENTS_ATTEMPTS "0" is not valid: expected a positive whole number'],
+    [{ LOCAL_EVENTS_FIRST_RETRY_MS: 'soon' }, 'LOCAL_EVENTS_FIRST_RETRY_MS "soon" is not valid'],
     [{ AUTH_REALM: 'my "books"' }, 'AUTH_REALM "my "books"" is not valid: expected printable ASCII without quotes'],
     [
       { AUTH_REALM: 'r'.repeat(65) },
@@ -131,6 +135,21 @@ describe('npm start, step by step', () => {
   ])('refuses %o before starting anything', (env, message) => {
     expect(() => parseLocalOptions([], env)).toThrow(LocalStartError);
     expect(() => parseLocalOptions([], env)).toThrow(message);
+  });
+
+  it('delivers change events only when LOCAL_EVENTS_URL is set, with the retry budget given or the defaults', () => {
+    expect(parseLocalOptions([], {})?.events).toBeUndefined();
+    expect(parseLocalOptions([], { LOCAL_EVENTS_URL: 'http://127.0.0.1:4000/events' })?.events).toEqual({
+      url: 'http://127.0.0.1:4000/events',
+      attempts: 8,
+      firstBackoffMs: 200,
+    });
+    const budget = {
+      LOCAL_EVENTS_URL: 'https://hooks.example/e',
+      LOCAL_EVENTS_ATTEMPTS: '2',
+      LOCAL_EVENTS_FIRST_RETRY_MS: '5',
+    };
+    expect(parseLocalOptions([], budget)?.events).toMatchObject({ attempts: 2, firstBackoffMs: 5 });
   });
 
   it("takes Powertools' log levels and flags in any case, as Powertools does", () => {
