@@ -33,8 +33,14 @@ afterAll(() => logs.restore());
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-const eventFor = (request: Partial<RawRequest> = {}) =>
-  proxyEventFor({ method: 'POST', target: '/api/books', ...request }) as APIGatewayProxyEvent;
+/** A create as the authorizer lets an editor's through (without a user the route refuses it: required-role.test.ts). */
+const eventFor = (request: Partial<RawRequest> = {}) => {
+  const event = proxyEventFor({ method: 'POST', target: '/api/books', ...request }) as APIGatewayProxyEvent;
+  return {
+    ...event,
+    requestContext: { ...event.requestContext, authorizer: { user: 'eddie', role: 'editor' } },
+  } as APIGatewayProxyEvent;
+};
 
 /** A handler as Lambda calls it: with the event API Gateway sends. */
 type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
@@ -423,7 +429,8 @@ describe('Authentication-Info from the authorizer', () => {
   const INFO = 'nextnonce="n2", qop=auth, rspauth="abc", cc=00000001, cnonce="c"';
   const authorized = (authenticationInfo: unknown) => {
     const event = eventFor();
-    return { ...event, requestContext: { ...event.requestContext, authorizer: { authenticationInfo } } };
+    const authorizer = { ...event.requestContext.authorizer, authenticationInfo };
+    return { ...event, requestContext: { ...event.requestContext, authorizer } };
   };
 
   it('reaches the Digest client on every answer, since its nonce is spent whatever the answer', async () => {
