@@ -189,7 +189,19 @@ describe('npm start', () => {
     expect(kept.status).toBe(201);
     const { id } = (await kept.json()) as { id: number };
 
+    // A burst of creates, most waiting for a slot when the folder goes: none is acknowledged after
+    // that, however long it waited (the guard is checked at the write and before the answer too).
+    const burst = Array.from({ length: 160 }, () =>
+      write('POST').then((answer) => ({ status: answer.status, at: performance.now() })),
+    );
+    await new Promise((done) => setTimeout(done, 50));
     rmSync(folder, { recursive: true, force: true });
+    const removedAt = performance.now();
+    const answers = await Promise.all(burst);
+    expect(answers.filter((answer) => answer.status === 503).length).toBeGreaterThan(0); // it straddled the removal
+    const acknowledgedLate = answers.filter((answer) => answer.status === 201 && answer.at - removedAt > 200);
+    expect(acknowledgedLate).toEqual([]);
+
     const line = `the data folder ${folder} or its database file dynoxide.db was removed while npm start ran`;
     await run.waitFor(line, 5_000); // said at once, before any write asks
     for (const [method, path] of [
