@@ -54,9 +54,10 @@ beforeAll(async () => {
     POWERTOOLS_METRICS_DISABLED: 'true', // EMF lines are not governed by the log level
   });
   await ensureTables(createDynamoClient(database.endpoint), names);
-  await new DynamoUserStore(createDocumentClient(database.endpoint), names.auth).put(
-    userRecord(DEMO.username, DEMO.password, 'books'),
-  );
+  await new DynamoUserStore(createDocumentClient(database.endpoint), names.auth).put({
+    ...userRecord(DEMO.username, DEMO.password, 'books'),
+    role: 'admin',
+  });
 });
 afterAll(async () => {
   logs.restore();

@@ -27,9 +27,10 @@ export const prepareFunctionEnvironment = async (env: Record<string, string> = {
     NONCE_SECRET: 'test-secret',
     ...env,
   });
-  await new DynamoUserStore(tables.documentClient, tables.names.auth).put(
-    userRecord(DEMO.username, DEMO.password, process.env.AUTH_REALM as string),
-  );
+  await new DynamoUserStore(tables.documentClient, tables.names.auth).put({
+    ...userRecord(DEMO.username, DEMO.password, process.env.AUTH_REALM as string),
+    role: 'admin',
+  });
   return tables;
 };
 
