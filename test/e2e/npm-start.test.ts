@@ -105,6 +105,12 @@ describe('npm start', () => {
     await first.waitFor('listening on');
     await first.waitFor('users: demo:demo', 5_000); // the next line, which may arrive in a later chunk
     expect(first.output()).toContain('users: demo:demo');
+    // Its first line of its own (after npm's): LOCAL_USERS are admins only because LOCAL_ROLES is not set.
+    const own = first
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('>'));
+    expect(own[0]).toMatch(/^Note: LOCAL_ROLES is not set, so every LOCAL_USERS user \(demo\) is an admin/);
     expect((await fetch(base)).status).toBe(401);
     const created = await fetch(base, {
       method: 'POST',
