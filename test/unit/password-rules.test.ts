@@ -41,7 +41,7 @@ describe('passwords `users add` accepts', () => {
     const secrets = new Set(Array.from({ length: 100 }, generateSecret));
     expect(secrets.size).toBe(100);
     for (const secret of secrets) expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
-    // The estimator takes about half a second for each: three are enough to show they pass.
-    for (const secret of [...secrets].slice(0, 3)) expect(passwordProblem(secret, alice)).toBeUndefined();
+    // The estimator takes about half a second for each: one shows they pass.
+    expect(passwordProblem([...secrets][0] as string, alice)).toBeUndefined();
   });
 });
