@@ -43,7 +43,9 @@ export const startLocalApi = async (
     root?: string;
   } = {},
 ) => {
-  const tables = await prepareFunctionEnvironment(options.env);
+  // The functions read PUBLIC_READS themselves (a request without a user is refused on a route that is not public).
+  const publicReads = { PUBLIC_READS: String(options.publicReads ?? false) };
+  const tables = await prepareFunctionEnvironment({ ...publicReads, ...options.env });
   const server = createLocalServer({
     publicReads: options.publicReads ?? false,
     ...(options.limits && { limits: options.limits }),
