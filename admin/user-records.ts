@@ -1,5 +1,5 @@
 import { ha1 } from '../shared/auth/digest';
-import { DEFAULT_ROLE, parseRole, type Role } from '../shared/auth/roles';
+import { parseRole, type Role } from '../shared/auth/roles';
 import type { StoredUser } from '../shared/auth/types';
 
 /** What is stored for a user: HA1 for each Digest algorithm in the realm; the password itself is dropped. */
@@ -38,7 +38,7 @@ export const parseUserList = (text: string): Array<{ username: string; password:
 
 /**
  * Parses LOCAL_ROLES: `name=role` pairs separated by commas, each naming a user of `usernames` (the
- * LOCAL_USERS) once; a user not named gets DEFAULT_ROLE. The messages name the entry and the roles.
+ * LOCAL_USERS) once (roleOf says what a user not named gets). The messages name the entry and the roles.
  */
 export const parseRoleList = (text: string, usernames: readonly string[]): Map<string, Role> => {
   const roles = new Map<string, Role>();
@@ -60,5 +60,5 @@ export const parseRoleList = (text: string, usernames: readonly string[]): Map<s
   return roles;
 };
 
-/** The role LOCAL_ROLES gives a user, DEFAULT_ROLE when it names none. */
-export const roleOf = (roles: ReadonlyMap<string, Role>, username: string): Role => roles.get(username) ?? DEFAULT_ROLE;
+/** The role LOCAL_ROLES gives a user; one it does not name is a reader (nothing granted by default). */
+export const roleOf = (roles: ReadonlyMap<string, Role>, username: string): Role => roles.get(username) ?? 'reader';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { toAuthorizerEvent } from '../local/authorizer-gateway';
+import { authorizedAs, toAuthorizerEvent } from '../local/authorizer-gateway';
 import { proxyEventFor } from '../local/gateway';
 
 export interface ApiRequest {
@@ -11,7 +11,7 @@ export interface ApiRequest {
   body?: unknown;
 }
 
-/** The proxy event for a request, built by the local gateway exactly as `npm start` builds it. */
+/** The proxy event for a request, built by the local gateway exactly as `npm start` builds it, an admin let in. */
 export const proxyEvent = ({ method, path, query, headers, body }: ApiRequest): APIGatewayProxyEvent => {
   const search = new URLSearchParams(query).toString();
   const event = proxyEventFor({
@@ -21,7 +21,7 @@ export const proxyEvent = ({ method, path, query, headers, body }: ApiRequest): 
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   if (!event) throw new Error(`No route for ${method} ${path}`);
-  return event;
+  return authorizedAs(event, 'bench', 'admin');
 };
 
 /** The REQUEST authorizer event API Gateway derives from the same request. */

@@ -350,7 +350,7 @@ export const basicAuthorizerScenario = ({ client, auth }: BenchFixtures): Scenar
   expectedStatus: 0,
   prepare: async () => {
     const { username, password, realm } = BENCH_USER;
-    await new DynamoUserStore(client, auth).put(userRecord(username, password, realm));
+    await new DynamoUserStore(client, auth).put({ ...userRecord(username, password, realm), role: 'admin' });
     // As in a deployment that has served before: the nonce key exists, containers only read it.
     await new DynamoSecretStore(client, auth).getOrCreate(NONCE_KEY_NAME, () => randomBytes(32).toString('base64'));
   },

@@ -193,6 +193,8 @@ export class BookLibraryStack extends Stack {
       ...cors,
       ...links,
       booksTableName: this.tables.books.tableName,
+      // A read's function refuses a request without a user unless the deployment makes reads public.
+      ...(route.method === 'GET' && { publicReads: props.publicReads }),
       ...(route.name === 'ListBooks' && { listMaxBooks: props.listMaxBooks ?? DEFAULTS.listMaxBooks }),
       ...(route.access !== 'read' && route.access !== 'list' && { requireIfMatch: props.requireIfMatch ?? false }),
     });

@@ -1,4 +1,4 @@
-import { HELP, LocalStartError, parseLocalOptions } from './options';
+import { HELP, LocalStartError, parseLocalOptions, startNotices } from './options';
 import { readyReport, runUntilSignalled, setUpLocalService, startStorage } from './start';
 
 /** `npm start`: the steps of local/options.ts and local/start.ts in order; a step's LocalStartError ends it with its message. */
@@ -8,6 +8,7 @@ const main = async () => {
     console.log(HELP);
     return;
   }
+  for (const line of startNotices(options)) console.log(line);
   const service = await setUpLocalService(options);
   runUntilSignalled(service);
   await startStorage(service, options);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { parseRoleList, parseUserList, roleOf } from '../admin/user-records';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
-import { DEFAULT_ROLE, ROLE_CHOICES, type Role } from '../shared/auth/roles';
+import { LOCAL_DEFAULT_ROLE, ROLE_CHOICES, type Role } from '../shared/auth/roles';
 import {
   DEFAULTS,
   ENV,
@@ -39,7 +39,8 @@ Environment:
   LOCAL_USERS        name:password pairs, comma-separated, created or updated at start (default demo:demo);
                      an empty password, or pairs joined by ";", are refused
   LOCAL_ROLES        name=role pairs, comma-separated, for users of LOCAL_USERS: ${ROLE_CHOICES}
-                     (default: every user is an ${DEFAULT_ROLE}); a reader reads books, an editor also
+                     (unset: every user is an ${LOCAL_DEFAULT_ROLE}, for local development, as npm start says;
+                     set: a user it does not name is a reader); a reader reads books, an editor also
                      creates and changes them, an admin also deletes them
   ${ENV.realm}         authentication realm (default ${DEFAULTS.realm}): ${REALM_RULE}
   ${ENV.publicReads}       true: the two GET routes need no credentials (default false)
@@ -93,6 +94,8 @@ export interface LocalOptions {
   users: Array<{ username: string; password: string; role: Role }>;
   /** Where the books' change events go (LOCAL_EVENTS_URL); undefined: nowhere, the stream is not read. */
   events: DeliveryOptions | undefined;
+  /** LOCAL_ROLES was not set, so every LOCAL_USERS user is an admin (said in npm start's first lines). */
+  usersAdminByDefault: boolean;
   /** The environment the handlers read, as a function's would be set on Lambda. */
   functionEnvironment: Record<string, string>;
   /** LOCAL_STAGE: the stage every path starts with; undefined: none. */
@@ -131,7 +134,11 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
       env.LOCAL_ROLES ?? '',
       listed.map((user) => user.username),
     );
-    users = listed.map((user) => ({ ...user, role: roleOf(roles, user.username) }));
+    // Unset, LOCAL_USERS stay the admins local development has always had (npm start says so first).
+    users = listed.map((user) => ({
+      ...user,
+      role: env.LOCAL_ROLES === undefined ? LOCAL_DEFAULT_ROLE : roleOf(roles, user.username),
+    }));
   } catch (error) {
     throw new LocalStartError((error as Error).message, { cause: error });
   }
@@ -175,6 +182,7 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
     nonceSecret,
     users,
     events,
+    usersAdminByDefault: env.LOCAL_ROLES === undefined,
     functionEnvironment: toEnvironment({
       booksTableName: tables.books,
       authTableName: tables.auth,
@@ -192,3 +200,12 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
     }),
   };
 };
+
+/** What npm start says before anything else: a default that would be unsafe anywhere but a laptop. */
+export const startNotices = (options: LocalOptions): string[] =>
+  options.usersAdminByDefault && options.users.length > 0
+    ? [
+        `Note: LOCAL_ROLES is not set, so every LOCAL_USERS user (${options.users.map((u) => u.username).join(', ')}) is an ${LOCAL_DEFAULT_ROLE}: ` +
+          'fine for local development; set LOCAL_ROLES=name=role,... to give them less.',
+      ]
+    : [];

@@ -231,12 +231,17 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     if (guard?.refusal()) return gatewayAnswer(request, storageRefused());
     // A write the database failed because its disk filled or its file went: the same 503, not a 500.
     const refusedAfterFailure = () => guard?.refusalAfterFailure() && gatewayAnswer(request, storageRefused());
-    const result = await invocation(() => invoke(request, url, body, match)).catch((error: unknown) => {
-      const refused = refusedAfterFailure();
-      if (refused) return refused;
-      throw error;
-    });
-    return (result.statusCode >= 500 && refusedAfterFailure()) || result;
+    // Checked again once the write has its slot, and before it is acknowledged: a write that waited
+    // (or ran) while the data file went is lost with the file, so it must not be answered as stored.
+    const refusedNow = () => guard?.refusal() && gatewayAnswer(request, storageRefused());
+    const result = await invocation(async () => refusedNow() || (await invoke(request, url, body, match))).catch(
+      (error: unknown) => {
+        const refused = refusedAfterFailure();
+        if (refused) return refused;
+        throw error;
+      },
+    );
+    return (result.statusCode >= 500 && refusedAfterFailure()) || refusedNow() || result;
   };
 
   const server = createServer(

@@ -3,7 +3,7 @@ import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
 import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
 import type { LockoutPolicy } from '../shared/auth/lockout';
-import { DEFAULT_ROLE, parseRole, ROLE_CHOICES, type Role, UnknownRoleError } from '../shared/auth/roles';
+import { parseRole, ROLE_CHOICES, type Role, roleOrReader, UnknownRoleError } from '../shared/auth/roles';
 import { ENV, readLockoutPolicy, readSetting } from '../shared/config';
 import type { FailureListing } from '../shared/store/auth/dynamodb-account-store';
 import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';
@@ -18,7 +18,8 @@ const HELP = `Usage: npm run users -- <command> [options]
 
 Commands:
   add <name>      create or update a user; the password is read from a prompt (asked twice), or from stdin
-                  when piped: at least 15 characters, and none of the 10,000 most common passwords
+                  when piped: at least 15 characters, without the user name, and not guessable (an estimator
+                  refuses common passwords, words, names, repeats, sequences and keyboard walks)
   role <name> <role>
                   give a user another role (${ROLE_CHOICES}); its password and lockouts stay as they are
   remove <name>   delete a user
@@ -28,8 +29,8 @@ Commands:
 
 Options:
   --realm <realm>      realm the user's digests are computed for (default: AUTH_REALM or "books")
-  --role <role>        with add: ${ROLE_CHOICES} (default ${DEFAULT_ROLE}); a reader reads books, an editor
-                       also creates and changes them, an admin also deletes them
+  --role <role>        with add, required: ${ROLE_CHOICES}; a reader reads books, an editor also creates
+                       and changes them, an admin also deletes them
   --aws                use the deployed auth table in AWS (credentials and region from the usual AWS settings)
   --table <name>       auth table name (default: AUTH_TABLE_NAME or "${DEFAULT_TABLE_NAMES.auth}"; required with --aws)
   --region <region>    AWS region with --aws
@@ -43,11 +44,11 @@ Environment:
                        the lockout policy "list" judges by (default 100, 5, 60, 900; set them as deployed)
 
 Examples:
-  npm run users -- add alice
+  npm run users -- add alice --role editor
   npm run users -- add reporting --role reader
   npm run users -- role alice editor
   npm run users -- unlock alice
-  printf '%s' "$PASSWORD" | npm run users -- add alice --aws --table BookLibrary-dev-AuthTable...
+  printf '%s' "$PASSWORD" | npm run users -- add alice --role admin --aws --table BookLibrary-dev-AuthTable...
 `;
 
 const lockoutPolicy = (): LockoutPolicy => {
@@ -122,7 +123,10 @@ const main = async () => {
   if (more.length > 0 || (!takesName && name)) throw new UsageError(`unexpected argument "${more[0] ?? name}"`);
   if (values.role !== undefined && command !== 'add') throw new UsageError('--role goes with add only');
   if (values.generate && command !== 'add') throw new UsageError('--generate goes with add only');
-  const role = roleNamed(newRole ?? values.role ?? DEFAULT_ROLE);
+  // No silent default: a forgotten --role must not make an admin (docs/security.md, "Defaults").
+  if (command === 'add' && values.role === undefined)
+    throw new UsageError(`"add" needs --role (${ROLE_CHOICES}): no role is given by default`);
+  const role = roleNamed(newRole ?? values.role ?? 'reader');
   if (name && command !== 'unlock' && !isValidUsername(name))
     throw new UsageError('a user name is 1-128 characters without spaces, ":", \'"\' or "\\"');
   const realm = values.realm ?? readSetting('realm');
@@ -141,7 +145,7 @@ const main = async () => {
     const users = new DynamoUserStore(database.client, table);
     if (command === 'add') {
       const password = values.generate ? generateSecret() : await readPassword();
-      const problem = passwordProblem(password);
+      const problem = values.generate ? undefined : passwordProblem(password, { username: name as string, realm });
       if (problem) throw new UsageError(problem);
       await users.put({
         ...userRecord(name as string, password, realm),
@@ -166,7 +170,7 @@ const main = async () => {
     } else {
       const all = await users.list();
       if (all.length === 0) console.log('No users.');
-      for (const user of all) console.log(`${user.username}\t${user.realm}\t${user.role ?? DEFAULT_ROLE}`);
+      for (const user of all) console.log(`${user.username}\t${user.realm}\t${roleOrReader(user.role)}`);
       printLocked(await users.listFailures(), lockoutPolicy());
     }
   } finally {

@@ -14,7 +14,7 @@ import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from './lockout';
 import type { NonceCodec } from './nonce';
 import type { AccountStore, NonceLedger } from './ports';
 import { uriMatchesRequest } from './request-target';
-import { DEFAULT_ROLE } from './roles';
+import { roleOrReader } from './roles';
 import type { Account, AuthDenial, AuthRequest, AuthResult, StoredUser } from './types';
 
 export interface AuthenticatorOptions {
@@ -43,6 +43,10 @@ const NOBODY: StoredUser = {
 /** Denial reasons (logged, never sent): the client gets the same 401 and challenge for both. */
 const WRONG = 'wrong user or password';
 const LOCKED = 'account locked';
+const CHANGED = 'credential changed in flight';
+
+/** Methods that change nothing: a machine credential's request of one is let in on the first read alone. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const parseAlgorithm = (value: string | undefined): DigestAlgorithm | undefined => {
   const upper = (value ?? 'MD5').toUpperCase();
@@ -62,7 +66,7 @@ export class Authenticator {
   private readonly limit: GuessingLimit;
 
   constructor(
-    accounts: AccountStore,
+    private readonly accounts: AccountStore,
     private readonly nonces: NonceLedger,
     private readonly codec: NonceCodec,
     private readonly options: AuthenticatorOptions,
@@ -101,12 +105,12 @@ export class Authenticator {
       if (error instanceof MalformedAuthorizationError) return this.deny('malformed Authorization header');
       throw error;
     }
-    if (credentials.scheme === 'basic') return this.basic(credentials.token, request.sourceAddress);
+    if (credentials.scheme === 'basic') return this.basic(credentials.token, request.sourceAddress, request.method);
     if (credentials.scheme === 'digest') return this.digest(credentials.params, request);
     return this.deny('unsupported scheme'); // the "scheme" may be a bare token: never echo it
   }
 
-  private async basic(token: string, address: string | undefined): Promise<AuthResult> {
+  private async basic(token: string, address: string | undefined, method: string): Promise<AuthResult> {
     const decoded = Buffer.from(token, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return this.deny('malformed Basic credentials');
@@ -114,12 +118,14 @@ export class Authenticator {
     const password = decoded.slice(colon + 1); // a password may itself contain ':'
     const { account, locked } = await this.limit.lookup(username, address);
     const stored = this.storedUser(account);
-    if (locked && !stored.machine) return this.deny(LOCKED);
+    // Machine credentials too: a locked source's answer never depends on the secret it sent.
+    if (locked) return this.deny(LOCKED);
     const given = ha1('SHA-256', username, this.options.realm, password);
     const matches = constantTimeEqual(given, stored.ha1['SHA-256']);
     if (!matches || stored === NOBODY) return this.failed(username, account, address);
-    if (!stored.machine && !(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
-    return { ok: true, username, scheme: 'basic', role: stored.role ?? DEFAULT_ROLE };
+    const admitted = await this.admitted(username, account, address, method);
+    if (!admitted) return this.deny(stored.machine ? CHANGED : LOCKED);
+    return { ok: true, username, scheme: 'basic', role: roleOrReader(admitted.role) };
   }
 
   private async digest(params: ReadonlyMap<string, string>, request: AuthRequest): Promise<AuthResult> {
@@ -159,7 +165,7 @@ export class Authenticator {
     const { account, locked } = await this.limit.lookup(username, address);
     const stored = this.storedUser(account);
     // Before the digest is compared, and with no stale flag: a locked account's answers tell nothing.
-    if (locked && !stored.machine) return this.deny(LOCKED);
+    if (locked) return this.deny(LOCKED);
     const secret = stored.ha1[algorithm];
     const expected = digestResponse({
       algorithm,
@@ -178,12 +184,13 @@ export class Authenticator {
     // success would be, or a burst of answers on used counts would test passwords uncounted.
     if (!fresh) return this.stale(claims.expired ? 'nonce expired' : 'nonce already used', username, account, address);
     // After the use is recorded: a replayed right answer must not end a run of failures.
-    if (!stored.machine && !(await this.limit.succeeded(username, account, address))) return this.deny(LOCKED);
+    const admitted = await this.admitted(username, account, address, request.method);
+    if (!admitted) return this.deny(stored.machine ? CHANGED : LOCKED);
     return {
       ok: true,
       username,
       scheme: 'digest',
-      role: stored.role ?? DEFAULT_ROLE,
+      role: roleOrReader(admitted.role),
       authenticationInfo: this.authenticationInfo(algorithm, secret, uri, nonce, qopParams),
     };
   }
@@ -206,6 +213,21 @@ export class Authenticator {
     if (extended === undefined) return params.get('username');
     if (params.has('username')) return undefined;
     return decodeExtValue(extended);
+  }
+
+  /**
+   * A right password or secret: the user as let in (a role changed in flight is the new one), or
+   * undefined when it may not be. A person's success is admitted by the guessing limit's conditional
+   * write, which also checks the credential version. A machine's writes nothing (its ceiling,
+   * docs/security.md): a request that changes data is checked against one strongly consistent read.
+   */
+  private async admitted(username: string, account: Account, address: string | undefined, method: string) {
+    const stored = account.user as StoredUser;
+    if (!stored.machine) return this.limit.succeeded(username, account, address);
+    if (READ_METHODS.has(method.toUpperCase())) return stored;
+    const latest = (await this.accounts.account(username, true)).user;
+    const same = latest?.realm === stored.realm && latest.ha1['SHA-256'] === stored.ha1['SHA-256'];
+    return same && latest.machine ? latest : undefined;
   }
 
   /** The user, or NOBODY for a name that is unknown, in another realm, or cannot be stored at all. */

@@ -10,7 +10,7 @@ import {
 import { sourceTag } from './client-address';
 import { afterFailure, bucketLimits, isLocked, type LockoutPolicy } from './lockout';
 import type { AccountStore, AttemptChange } from './ports';
-import type { Account } from './types';
+import type { Account, StoredUser } from './types';
 
 /**
  * Rounds of read-and-write an attempt may take when other containers keep changing the same
@@ -89,8 +89,11 @@ export class GuessingLimit {
     return { counted: false, lockoutStarted: false };
   }
 
-  /** A right password: true when the account may be let in (it was not locked in the meantime). */
-  succeeded(username: string, read: Account, address?: string): Promise<boolean> {
+  /**
+   * A right password: the user as admitted (its role may have changed in flight), or undefined when
+   * it may not be let in (locked, removed or given another password in the meantime).
+   */
+  succeeded(username: string, read: Account, address?: string): Promise<StoredUser | undefined> {
     return this.admitRight('success', username, read, address);
   }
 
@@ -98,8 +101,8 @@ export class GuessingLimit {
    * A right Digest answer on a spent or expired nonce: true when the client may be told so
    * (`stale=true`), i.e. when a success would have been admitted; nothing changes either way.
    */
-  rightButStale(username: string, read: Account, address?: string): Promise<boolean> {
-    return this.admitRight('check', username, read, address);
+  async rightButStale(username: string, read: Account, address?: string): Promise<boolean> {
+    return (await this.admitRight('check', username, read, address)) !== undefined;
   }
 
   private async admitRight(
@@ -107,7 +110,7 @@ export class GuessingLimit {
     username: string,
     read: Account,
     address?: string,
-  ): Promise<boolean> {
+  ): Promise<StoredUser | undefined> {
     const source = sourceTag(address);
     const ha1Sha256 = read.user?.ha1['SHA-256'];
     let account = read;
@@ -115,7 +118,8 @@ export class GuessingLimit {
       const now = this.now();
       const { budget, locked, check } = this.view(account.failures, source, now);
       // Removed or given another password since the password was checked: not let in.
-      if (locked || ha1Sha256 === undefined || account.user?.ha1['SHA-256'] !== ha1Sha256) return false;
+      const user = account.user;
+      if (locked || ha1Sha256 === undefined || user?.ha1['SHA-256'] !== ha1Sha256) return undefined;
       const change: AttemptChange = {
         outcome,
         source,
@@ -124,12 +128,13 @@ export class GuessingLimit {
         ...(budget.knownSince !== undefined && { knownSince: budget.knownSince }),
         now,
         ha1Sha256,
+        credentialVersion: user.version,
         forget: signInsToForget(account.failures, source, now),
       };
-      if (await this.store.admit(username, account, change)) return true;
+      if (await this.store.admit(username, account, change)) return user;
       account = await this.store.account(username, true);
     }
-    return false;
+    return undefined;
   }
 
   /** The source's view of the record at `now`: its bucket, its lockout rules' record, and whether it is locked. */

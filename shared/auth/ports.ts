@@ -79,6 +79,8 @@ export interface SuccessChange extends ChangeBase {
   now: number;
   /** The user's SHA-256 HA1 the password was checked against: admitted only while it is still the user's. */
   ha1Sha256: string;
+  /** The credential version read (undefined: an item written before versions): admitted only while it holds. */
+  credentialVersion: string | undefined;
   /** Sign-ins to forget (too old, or beyond the slots). */
   forget: readonly string[];
 }

@@ -7,8 +7,13 @@ export interface StoredUser {
   username: string;
   realm: string;
   ha1: Record<DigestAlgorithm, string>;
-  /** What the user may do; none stored is DEFAULT_ROLE. */
+  /** What the user may do; none stored (or one unknown) is a reader's. */
   role?: Role;
+  /**
+   * Changes with every change of the credential (password, role; a removal drops the item): an
+   * admission checks it, so a change applies to requests in flight (docs/security.md).
+   */
+  version?: string;
   /**
    * A generated secret for a machine (docs/security.md, "Machine credentials"): too long to guess,
    * so its successes are let in without the guessing limit's write.
@@ -59,7 +64,7 @@ export type AuthResult =
       ok: true;
       username: string;
       scheme: 'basic' | 'digest';
-      /** The user's role, DEFAULT_ROLE for a user stored without one. */
+      /** The user's role as admitted, a reader's for a user stored without one. */
       role: Role;
       /** For Digest: the `Authentication-Info` value (next nonce, server proof) the response carries. */
       authenticationInfo?: string;

@@ -93,24 +93,22 @@ export const createDocumentClient = (
 ): DynamoDBDocumentClient => documentClientOf(createDynamoClient(endpoint, limits));
 
 /**
- * The authorizer's client: a throttled call is retried once (the SDK's shortest back-off), so a
- * throttled account item answers 503 with Retry-After within a second instead of holding the
- * request through seconds of back-off; other failures are retried as everywhere else.
+ * The authorizer's limits: one retry of any failed call (throttled, timed out, refused) and a
+ * shorter wait per attempt, so a throttled or silent auth table answers 503 with Retry-After
+ * within AUTHORIZER_CALL_WORST_CASE_MS per call instead of holding the request through the SDK's
+ * three attempts (6 s when the database stops answering).
  */
-export const createAuthorizerDocumentClient = (endpoint = readSetting('dynamodbEndpoint')): DynamoDBDocumentClient => {
-  const client = createDynamoClient(endpoint);
-  const standard = client.config.retryStrategy;
-  client.config.retryStrategy = async () => {
-    const strategy = await standard();
-    if (!('refreshRetryTokenForRetry' in strategy)) return strategy;
-    return {
-      acquireInitialRetryToken: (scope) => strategy.acquireInitialRetryToken(scope),
-      refreshRetryTokenForRetry: (token, error) =>
-        error.errorType === 'THROTTLING' && token.getRetryCount() >= 1
-          ? Promise.reject(new Error('throttled again: not retried'))
-          : strategy.refreshRetryTokenForRetry(token, error),
-      recordSuccess: (token) => strategy.recordSuccess(token),
-    };
-  };
-  return documentClientOf(client);
-};
+export const AUTHORIZER_CLIENT_LIMITS = {
+  maxAttempts: 2,
+  connectionTimeout: 1_000,
+  requestTimeout: 1_000,
+} as const;
+
+/** The longest one auth-table call can take to fail: two attempts and the back-off between them. */
+export const AUTHORIZER_CALL_WORST_CASE_MS = Math.max(
+  AUTHORIZER_CLIENT_LIMITS.maxAttempts * AUTHORIZER_CLIENT_LIMITS.requestTimeout + TRANSIENT_BACKOFF_BASE_MS,
+  AUTHORIZER_CLIENT_LIMITS.requestTimeout + THROTTLING_BACKOFF_BASE_MS,
+);
+
+export const createAuthorizerDocumentClient = (endpoint = readSetting('dynamodbEndpoint')): DynamoDBDocumentClient =>
+  createDocumentClient(endpoint, AUTHORIZER_CLIENT_LIMITS);

@@ -115,7 +115,7 @@ const measureOffer = async (offer: Offer, versions: string[]) => {
     await inParallel(
       cells.map((cell, n) => () => {
         const { user, password } = cellUser(cell.user, n);
-        return store.put(userRecord(user, password, REALM));
+        return store.put({ ...userRecord(user, password, REALM), role: 'admin' });
       }),
       PARALLEL_CLIENTS,
     );

@@ -15,9 +15,10 @@ let api: Awaited<ReturnType<typeof startLocalApi>>;
 beforeAll(async () => {
   requireTools('npm run test:clients', ['curl']);
   api = await startLocalApi();
-  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put(
-    userRecord('jörg', 'pässwörd', 'books'),
-  );
+  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put({
+    ...userRecord('jörg', 'pässwörd', 'books'),
+    role: 'admin',
+  });
 });
 afterAll(() => api.close());
 

@@ -12,9 +12,10 @@ import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 beforeAll(async () => {
   api = await startLocalApi();
-  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put(
-    userRecord('jörg', 'pässwörd', 'books'),
-  );
+  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put({
+    ...userRecord('jörg', 'pässwörd', 'books'),
+    role: 'admin',
+  });
 });
 afterAll(() => api.close());
 

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AUTHORIZER_CALL_WORST_CASE_MS, AUTHORIZER_CLIENT_LIMITS } from '../../shared/store/dynamodb-client';
 import { createTestTables } from '../support/dynamodb';
 import { type ServerProcess, startServerProcess } from '../support/server-process';
 import { startThrottlingProxy } from '../support/throttling-proxy';
 
 /**
- * Past the account item's ceiling: `npm start` on a DynamoDB whose auth-table calls are throttled.
- * The authorizer retries a throttled call once at most and throws; the gateway answers 503 with Retry-After and the
- * contract's error body, as the stack's AUTHORIZER_FAILURE response does, within about a second.
+ * Past the account item's ceiling: `npm start` on a DynamoDB whose auth-table calls are throttled,
+ * or not answered at all. The authorizer retries a failed call once at most and throws; the gateway
+ * answers 503 with Retry-After and the contract's error body, as the stack's AUTHORIZER_FAILURE
+ * response does, within about a second when throttled and AUTHORIZER_CALL_WORST_CASE_MS when silent.
  */
 let server: ServerProcess;
 let proxy: Awaited<ReturnType<typeof startThrottlingProxy>>;
@@ -52,4 +54,25 @@ describe('a throttled auth table', () => {
       proxy.throttle();
     }
   });
+
+  it.each([
+    ['GetItem', 'machine-password'],
+    ['UpdateItem', 'wrong-password'],
+  ])(
+    '%s never answered (the database paused): 503 after two attempts, within the stated time',
+    async (operation, password) => {
+      expect((await timed(basic('machine-password'))).response.status).toBe(200);
+      proxy.hold(operation);
+      const before = proxy.held();
+      try {
+        const { response, ms } = await timed(basic(password));
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('1');
+        expect(proxy.held() - before).toBe(AUTHORIZER_CLIENT_LIMITS.maxAttempts); // 2, not the SDK's 3
+        expect(ms).toBeLessThan(AUTHORIZER_CALL_WORST_CASE_MS + 1_000);
+      } finally {
+        proxy.hold();
+      }
+    },
+  );
 });

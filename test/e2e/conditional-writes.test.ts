@@ -14,9 +14,10 @@ let api: Awaited<ReturnType<typeof startLocalApi>>;
 const ALICE = `Basic ${Buffer.from('alice:alice-password').toString('base64')}`;
 beforeAll(async () => {
   api = await startLocalApi();
-  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put(
-    userRecord('alice', 'alice-password', 'books'),
-  );
+  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put({
+    ...userRecord('alice', 'alice-password', 'books'),
+    role: 'admin',
+  });
 });
 afterAll(() => api.close());
 

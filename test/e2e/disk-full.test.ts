@@ -55,9 +55,10 @@ describe.skipIf(!isRoot)('npm start on a disk that fills (needs root to mount a 
     database = await startLocalDatabase({ dataDir });
     const names = { books: 'books', auth: 'auth' };
     await ensureTables(createDynamoClient(database.endpoint), names);
-    await new DynamoUserStore(createDocumentClient(database.endpoint), names.auth).put(
-      userRecord('demo', 'demo', 'books'),
-    );
+    await new DynamoUserStore(createDocumentClient(database.endpoint), names.auth).put({
+      ...userRecord('demo', 'demo', 'books'),
+      role: 'admin',
+    });
     Object.assign(process.env, {
       DYNAMODB_ENDPOINT: database.endpoint,
       BOOKS_TABLE_NAME: names.books,

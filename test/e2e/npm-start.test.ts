@@ -105,6 +105,12 @@ describe('npm start', () => {
     await first.waitFor('listening on');
     await first.waitFor('users: demo:demo', 5_000); // the next line, which may arrive in a later chunk
     expect(first.output()).toContain('users: demo:demo');
+    // Its first line of its own (after npm's): LOCAL_USERS are admins only because LOCAL_ROLES is not set.
+    const own = first
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('>'));
+    expect(own[0]).toMatch(/^Note: LOCAL_ROLES is not set, so every LOCAL_USERS user \(demo\) is an admin/);
     expect((await fetch(base)).status).toBe(401);
     const created = await fetch(base, {
       method: 'POST',
@@ -189,7 +195,19 @@ describe('npm start', () => {
     expect(kept.status).toBe(201);
     const { id } = (await kept.json()) as { id: number };
 
+    // A burst of creates, most waiting for a slot when the folder goes: none is acknowledged after
+    // that, however long it waited (the guard is checked at the write and before the answer too).
+    const burst = Array.from({ length: 160 }, () =>
+      write('POST').then((answer) => ({ status: answer.status, at: performance.now() })),
+    );
+    await new Promise((done) => setTimeout(done, 50));
     rmSync(folder, { recursive: true, force: true });
+    const removedAt = performance.now();
+    const answers = await Promise.all(burst);
+    expect(answers.filter((answer) => answer.status === 503).length).toBeGreaterThan(0); // it straddled the removal
+    const acknowledgedLate = answers.filter((answer) => answer.status === 201 && answer.at - removedAt > 200);
+    expect(acknowledgedLate).toEqual([]);
+
     const line = `the data folder ${folder} or its database file dynoxide.db was removed while npm start ran`;
     await run.waitFor(line, 5_000); // said at once, before any write asks
     for (const [method, path] of [

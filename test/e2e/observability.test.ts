@@ -99,7 +99,10 @@ beforeAll(async () => {
       NONCE_SECRET,
     },
   });
-  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put(userRecord(USER, PASSWORD, REALM));
+  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put({
+    ...userRecord(USER, PASSWORD, REALM),
+    role: 'admin',
+  });
   capture();
   const book = JSON.stringify({ title: 'Logs', author: 'Ops', isbn: `ops-${process.pid}`, publicationYear: 2001 });
   statuses.basicOk = (await call('/api/books', { authorization: basic(USER, PASSWORD) })).status;

@@ -16,9 +16,10 @@ const OTHER = { username: 'bob', password: 'bob-secret' };
 
 beforeAll(async () => {
   api = await startLocalApi();
-  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put(
-    userRecord(OTHER.username, OTHER.password, 'books'),
-  );
+  await new DynamoUserStore(api.tables.documentClient, api.tables.names.auth).put({
+    ...userRecord(OTHER.username, OTHER.password, 'books'),
+    role: 'admin',
+  });
 }, 60_000);
 afterAll(() => api?.close());
 

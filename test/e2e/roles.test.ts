@@ -15,7 +15,7 @@ import { runTool } from '../support/tool-process';
 const ORIGIN = 'https://app.example';
 const READER = { username: 'rita', password: 'rita-pass' };
 const EDITOR = { username: 'eddie', password: 'eddie-pass' };
-const ADMIN = { username: 'ada', password: 'ada-pass' }; // not named in LOCAL_ROLES: an admin
+const ADMIN = { username: 'ada', password: 'ada-pass' };
 type User = typeof READER;
 
 let tables: Awaited<ReturnType<typeof createTestTables>>;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   tables = await createTestTables();
   const env = {
     LOCAL_USERS: [READER, EDITOR, ADMIN].map((u) => `${u.username}:${u.password}`).join(','),
-    LOCAL_ROLES: 'rita=reader,eddie=editor',
+    LOCAL_ROLES: 'rita=reader,eddie=editor,ada=admin',
     CORS_ALLOWED_ORIGINS: ORIGIN,
     POWERTOOLS_LOG_LEVEL: 'INFO',
   };
@@ -118,7 +118,7 @@ describe.each(['basic', 'digest'] as const)('roles under npm start, %s', (scheme
     expect((await call(EDITOR, scheme, 'GET', path)).status).toBe(200);
   });
 
-  it('an admin (a user LOCAL_ROLES does not name) does everything', async () => {
+  it('an admin does everything', async () => {
     const created = await call(ADMIN, scheme, 'POST', '/api/books', newBook());
     expect(created.status).toBe(201);
     const path = `/api/books/${created.json.id}`;
@@ -210,11 +210,11 @@ describe('roles beyond the statuses', () => {
       runTool(
         'users',
         [...args, '--endpoint', tables.endpoint, '--table', tables.names.auth],
-        'ivy-pass-of-twenty-chars',
+        'violet kettle harbour dawn',
       );
     const added = await users('add', 'ivy', '--role', 'reader');
     expect(added.code, added.stderr).toBe(0);
-    const ivy = { username: 'ivy', password: 'ivy-pass-of-twenty-chars' };
+    const ivy = { username: 'ivy', password: 'violet kettle harbour dawn' };
     expect((await call(ivy, 'digest', 'GET', '/api/books')).status).toBe(200);
     expectForbidden(await call(ivy, 'digest', 'POST', '/api/books', newBook()), 'digest', 'editor');
 
@@ -234,6 +234,11 @@ describe('roles beyond the statuses', () => {
     const badAdd = await users('add', 'ivo', '--role', 'superuser');
     expect(badAdd.code).not.toBe(0);
     expect(badAdd.stderr).toContain('a role is reader, editor or admin');
+    // No silent admin: add without --role makes nobody.
+    const noRole = await users('add', 'ivo');
+    expect(noRole.code).toBe(2);
+    expect(noRole.stderr).toContain('"add" needs --role (reader, editor or admin): no role is given by default');
+    expect((await users('list')).stdout).not.toMatch(/^ivo\t/m);
     const nobody = await users('role', 'nobody', 'reader');
     expect(nobody.code).toBe(1);
     expect(nobody.stdout).toContain('No user "nobody"');

@@ -350,6 +350,15 @@ describe('BookLibraryStack', () => {
     for (const method of buffered) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/invocations');
   });
 
+  it('tells the two book reads’ functions whether reads are public (they refuse a read without a user otherwise)', () => {
+    const publicReadsOf = (t: Template) =>
+      Object.entries(t.findResources('AWS::Lambda::Function'))
+        .filter(([id]) => /^(ListBooks|GetBook)Function/.test(id))
+        .map(([, fn]) => fn.Properties.Environment.Variables.PUBLIC_READS);
+    expect(publicReadsOf(prod.template)).toEqual(['true', 'true']);
+    expect(publicReadsOf(template)).toEqual(['false', 'false']);
+  });
+
   it('sets the list cap on the list function only: the operator’s, else the default', () => {
     const capped = Object.entries(
       prod.template.findResources('AWS::Lambda::Function', {

@@ -36,6 +36,13 @@ const user = (username: string, realm = 'books'): StoredUser => ({
   ha1: { MD5: `md5-of-${username}`, 'SHA-256': `sha256-of-${username}` },
 });
 
+/** A user as read back: a reader when stored without a role, under the credential version its put made. */
+const readBack = (username: string, realm = 'books') => ({
+  ...user(username, realm),
+  role: 'reader',
+  version: expect.stringMatching(/^[\w-]{16}$/),
+});
+
 describe('DynamoUserStore', () => {
   let users: DynamoUserStore;
   beforeAll(() => {
@@ -44,7 +51,7 @@ describe('DynamoUserStore', () => {
 
   it('stores a user under ACCOUNT#<SHA-256 of the name> and reads back name, realm and both HA1 values', async () => {
     await users.put(user('alice'));
-    expect(await users.get('alice')).toStrictEqual(user('alice'));
+    expect(await users.get('alice')).toStrictEqual(readBack('alice'));
     const pk = `ACCOUNT#${createHash('sha256').update('alice').digest('base64url')}`;
     expect(await item(pk)).toStrictEqual({
       pk,
@@ -52,13 +59,26 @@ describe('DynamoUserStore', () => {
       realm: 'books',
       ha1Md5: 'md5-of-alice',
       ha1Sha256: 'sha256-of-alice',
+      credentialVersion: expect.stringMatching(/^[\w-]{16}$/),
     });
   });
 
-  it('replaces a user put again under the same name', async () => {
+  it('replaces a user put again under the same name, under a new credential version', async () => {
     await users.put(user('bob', 'old-realm'));
+    const before = (await users.get('bob'))?.version;
     await users.put(user('bob', 'books'));
-    expect(await users.get('bob')).toStrictEqual(user('bob', 'books'));
+    expect(await users.get('bob')).toStrictEqual(readBack('bob', 'books'));
+    expect((await users.get('bob'))?.version).not.toBe(before);
+  });
+
+  it('gives a new credential version with a new role', async () => {
+    await users.put({ ...user('rolf'), role: 'admin' });
+    const before = await users.get('rolf');
+    expect(await users.setRole('rolf', 'reader')).toBe(true);
+    const after = await users.get('rolf');
+    expect(after?.role).toBe('reader');
+    expect(after?.version).toMatch(/^[\w-]{16}$/);
+    expect(after?.version).not.toBe(before?.version);
   });
 
   it('an unknown user is undefined', async () => {
@@ -68,7 +88,7 @@ describe('DynamoUserStore', () => {
   it('any name, of any length, is one lookup of its own fixed-length key', async () => {
     const longest = 'x'.repeat(3_000);
     await users.put(user(longest));
-    expect(await users.get(longest)).toStrictEqual(user(longest));
+    expect(await users.get(longest)).toStrictEqual(readBack(longest));
 
     sent.length = 0;
     expect(await users.get(`${longest}y`)).toBeUndefined();
@@ -98,7 +118,7 @@ describe('DynamoUserStore', () => {
     await new DynamoSecretStore(ownClient, own.names.auth).getOrCreate('key', () => 'secret');
     await ownClient.send(new PutCommand({ TableName: own.names.auth, Item: { pk: 'xUSER#eve', username: 'eve' } }));
     expect((await listing.list()).map((listed) => listed.username)).toStrictEqual(['Alice', 'bob', 'dave', 'mallory']);
-    expect((await listing.list())[0]).toStrictEqual(user('Alice'));
+    expect((await listing.list())[0]).toStrictEqual(readBack('Alice'));
   });
 });
 

@@ -50,13 +50,17 @@ beforeAll(async () => {
     AUTH_TABLE_NAME: names.auth,
     AUTH_REALM: 'books',
     NONCE_SECRET: 'outage-secret',
+    // For publicApi's functions (they refuse a read without a user unless reads are public); api's
+    // gateway still runs the authorizer on every route, so its functions always get a user.
+    PUBLIC_READS: 'true',
     POWERTOOLS_LOG_LEVEL: 'WARN',
     POWERTOOLS_METRICS_DISABLED: 'true', // EMF lines are not governed by the log level
   });
   await ensureTables(createDynamoClient(database.endpoint), names);
-  await new DynamoUserStore(createDocumentClient(database.endpoint), names.auth).put(
-    userRecord(DEMO.username, DEMO.password, 'books'),
-  );
+  await new DynamoUserStore(createDocumentClient(database.endpoint), names.auth).put({
+    ...userRecord(DEMO.username, DEMO.password, 'books'),
+    role: 'admin',
+  });
 });
 afterAll(async () => {
   logs.restore();

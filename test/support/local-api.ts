@@ -27,9 +27,10 @@ export const prepareFunctionEnvironment = async (env: Record<string, string> = {
     NONCE_SECRET: 'test-secret',
     ...env,
   });
-  await new DynamoUserStore(tables.documentClient, tables.names.auth).put(
-    userRecord(DEMO.username, DEMO.password, process.env.AUTH_REALM as string),
-  );
+  await new DynamoUserStore(tables.documentClient, tables.names.auth).put({
+    ...userRecord(DEMO.username, DEMO.password, process.env.AUTH_REALM as string),
+    role: 'admin',
+  });
   return tables;
 };
 
@@ -44,7 +45,9 @@ export const startLocalApi = async (
     stage?: string;
   } = {},
 ) => {
-  const tables = await prepareFunctionEnvironment(options.env);
+  // The functions read PUBLIC_READS themselves (a request without a user is refused on a route that is not public).
+  const publicReads = { PUBLIC_READS: String(options.publicReads ?? false) };
+  const tables = await prepareFunctionEnvironment({ ...publicReads, ...options.env });
   const server = createLocalServer({
     publicReads: options.publicReads ?? false,
     ...(options.limits && { limits: options.limits }),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type AccountFailures, recordFor, withRecord } from '../../shared/auth/account-failures';
 import { sourceTag } from '../../shared/auth/client-address';
 import { DEFAULT_LOCKOUT_POLICY, type FailureRecord } from '../../shared/auth/lockout';
@@ -43,12 +44,12 @@ export class MemoryUserStore implements UserStore, AccountStore {
     return this.users.get(username);
   }
   async put(user: StoredUser) {
-    this.users.set(user.username, user);
+    this.users.set(user.username, { ...user, version: randomUUID() });
     this.stored.delete(user.username);
   }
   async setRole(username: string, role: Role) {
     const user = this.users.get(username);
-    if (user) this.users.set(username, { ...user, role });
+    if (user) this.users.set(username, { ...user, role, version: randomUUID() });
     return user !== undefined;
   }
   async delete(username: string) {
@@ -66,7 +67,10 @@ export class MemoryUserStore implements UserStore, AccountStore {
   async admit(username: string, read: Account, change: AttemptChange) {
     if (change.outcome === 'failure') {
       if (this.users.has(username) !== (read.user !== undefined)) return false;
-    } else if (this.users.get(username)?.ha1['SHA-256'] !== change.ha1Sha256) return false;
+    } else {
+      const user = this.users.get(username);
+      if (user?.ha1['SHA-256'] !== change.ha1Sha256 || user.version !== change.credentialVersion) return false;
+    }
     const current = this.stored.get(username);
     const run = current?.runs[change.source];
     const seen = change.seenRun;

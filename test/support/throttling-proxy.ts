@@ -22,17 +22,24 @@ export const forwardTo = (upstream: URL, incoming: IncomingMessage, body: Buffer
 
 /**
  * A proxy in front of DynamoDB that answers the calls of the operations it is told to throttle as
- * DynamoDB does past a partition's limit (400, ProvisionedThroughputExceededException), and passes
- * every other call through. `throttled` counts the calls it refused.
+ * DynamoDB does past a partition's limit (400, ProvisionedThroughputExceededException), never
+ * answers those it is told to hold (a paused database), and passes every other call through.
+ * `throttled` and `held` count the calls it refused or held.
  */
 export const startThrottlingProxy = async (target: string) => {
   const upstream = new URL(target);
   let operations = new Set<string>();
+  let holding = new Set<string>();
   let throttled = 0;
+  let held = 0;
   const proxy = createServer(async (incoming, outgoing) => {
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const operation = String(incoming.headers['x-amz-target']).split('.').pop() ?? '';
+    if (holding.has(operation)) {
+      held++;
+      return; // never answered: the client's own time limit ends it
+    }
     if (operations.has(operation)) {
       throttled++;
       outgoing.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
@@ -54,6 +61,15 @@ export const startThrottlingProxy = async (target: string) => {
       operations = new Set(names);
     },
     throttled: () => throttled,
-    close: () => new Promise<void>((done) => proxy.close(() => done())),
+    /** Holds every call of these operations unanswered from now on (none: stop holding). */
+    hold: (...names: string[]) => {
+      holding = new Set(names);
+    },
+    held: () => held,
+    close: () =>
+      new Promise<void>((done) => {
+        proxy.closeAllConnections();
+        proxy.close(() => done());
+      }),
   };
 };

@@ -166,7 +166,7 @@ describe('the authenticator', () => {
       ok: true,
       username: 'alice',
       scheme: 'basic',
-      role: 'admin', // stored without a role
+      role: 'reader', // stored without a role: the least, never a default admin
     });
   });
 

@@ -75,7 +75,7 @@ describe('Authenticator', () => {
       ok: true,
       username: 'alice',
       scheme: 'basic',
-      role: 'admin',
+      role: 'reader', // stored without a role
     });
   });
 
@@ -245,7 +245,7 @@ describe('Authenticator: offers, names and the next nonce', () => {
       ok: true,
       username: 'jörg',
       scheme: 'basic',
-      role: 'admin',
+      role: 'reader', // stored without a role
     });
   });
 

@@ -230,7 +230,7 @@ describe('GuessingLimit on a record other containers keep changing', () => {
     attempts = 0;
     const user = userRecord('alice', 'right', REALM);
     never.users.set('alice', user);
-    expect(await limit.succeeded('alice', { user, failures: never.stored.get('alice') })).toBe(false);
+    expect(await limit.succeeded('alice', { user, failures: never.stored.get('alice') })).toBeUndefined();
     expect(attempts).toBe(12);
   });
 
@@ -238,7 +238,7 @@ describe('GuessingLimit on a record other containers keep changing', () => {
     const { store, writes, reads } = contested(1);
     store.failures.set('alice', { consecutive: 1, lastFailureAt: T0, bucketAt: T0 + 90_000, version: 1 });
     const limit = new GuessingLimit(store, policy, () => T0 + 1);
-    expect(await limit.succeeded('alice', await store.account('alice'))).toBe(true);
+    expect(await limit.succeeded('alice', await store.account('alice'))).toMatchObject({ username: 'alice' });
     expect(reads).toEqual([false, true]);
     // A success forgets its source's run altogether (its slot is free again), and counts nothing.
     expect(writes).toEqual([{ consecutive: 0, lastFailureAt: 0, bucketAt: T0 + 180_000, version: 2 }]);

@@ -423,7 +423,8 @@ describe('Authentication-Info from the authorizer', () => {
   const INFO = 'nextnonce="n2", qop=auth, rspauth="abc", cc=00000001, cnonce="c"';
   const authorized = (authenticationInfo: unknown) => {
     const event = eventFor();
-    return { ...event, requestContext: { ...event.requestContext, authorizer: { authenticationInfo } } };
+    const authorizer = { ...event.requestContext.authorizer, authenticationInfo };
+    return { ...event, requestContext: { ...event.requestContext, authorizer } };
   };
 
   it('reaches the Digest client on every answer, since its nonce is spent whatever the answer', async () => {

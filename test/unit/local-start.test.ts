@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalStartError, parseLocalOptions } from '../../local/options';
+import { LocalStartError, parseLocalOptions, startNotices } from '../../local/options';
 import { readyReport } from '../../local/start';
 
 describe('npm start, step by step', () => {
@@ -74,7 +74,7 @@ describe('npm start, step by step', () => {
       nonceSecret: 'k',
       users: [
         { username: 'ann', password: 'x:y', role: 'reader' },
-        { username: 'bob', password: 'z', role: 'admin' },
+        { username: 'bob', password: 'z', role: 'reader' }, // not named by LOCAL_ROLES: the least
       ],
       functionEnvironment: {
         BOOKS_TABLE_NAME: 'b',
@@ -160,7 +160,7 @@ describe('npm start, step by step', () => {
     });
   });
 
-  it('gives each user of LOCAL_ROLES its role, the others admin, whatever the spaces', () => {
+  it('gives each user of LOCAL_ROLES its role, the others reader, whatever the spaces', () => {
     const options = parseLocalOptions([], {
       LOCAL_USERS: 'a:1,b:2,c:3,d:4',
       LOCAL_ROLES: ' a=reader , b=editor,c=admin,',
@@ -169,7 +169,16 @@ describe('npm start, step by step', () => {
       'a=reader',
       'b=editor',
       'c=admin',
-      'd=admin',
+      'd=reader',
+    ]);
+    expect(options && startNotices(options)).toEqual([]);
+  });
+
+  it('keeps LOCAL_USERS admins without LOCAL_ROLES, for local development, and says so first', () => {
+    const options = parseLocalOptions([], { LOCAL_USERS: 'a:1,b:2' });
+    expect(options?.users.map(({ username, role }) => `${username}=${role}`)).toEqual(['a=admin', 'b=admin']);
+    expect(options && startNotices(options)).toEqual([
+      'Note: LOCAL_ROLES is not set, so every LOCAL_USERS user (a, b) is an admin: fine for local development; set LOCAL_ROLES=name=role,... to give them less.',
     ]);
   });
 
@@ -182,7 +191,7 @@ describe('npm start, step by step', () => {
     expect(options && readyReport(options)).toEqual([
       'Book Library API listening on http://127.0.0.1:3001/api/books',
       'API reference: http://127.0.0.1:3001/api/docs',
-      'Realm "books", users: demo:demo (admin), ann (editor)',
+      'Realm "books", users: demo:demo (reader), ann (editor)',
       'Every /api/books route needs credentials (Basic or Digest).',
     ]);
     const open = parseLocalOptions([], { PUBLIC_READS: 'true', LOCAL_USERS: '' });

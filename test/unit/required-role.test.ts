@@ -1,5 +1,5 @@
 import type { Request } from '@middy/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ForbiddenError } from '../../shared/http/errors';
 import { requiredRole } from '../../shared/http/required-role';
 import type { HttpEvent, HttpResponse } from '../../shared/http/types';
@@ -37,8 +37,31 @@ describe('the role a route needs', () => {
     expect(decide('GET', '/api/elsewhere', { user: 'u', role: 'admin' })).toBe('let through');
   });
 
-  it('lets a request through that no authorizer ran for (a public route)', () => {
-    expect(decide('GET', '/api/books')).toBe('let through');
+  it('lets a request without an authenticated user through on a public route only', () => {
     expect(decide('GET', '/api/openapi.json', {})).toBe('let through');
+    expect(decide('GET', '/api/docs')).toBe('let through');
+    expect(decide('OPTIONS', '/api/books')).toBe('let through'); // the resource-methods function
+  });
+
+  it.each([
+    ['GET', '/api/books'],
+    ['HEAD', '/api/books/{id}'],
+    ['POST', '/api/books'],
+    ['DELETE', '/api/books/{id}'],
+  ])('refuses %s %s without an authenticated user: the gateway alone does not protect it', (method, resource) => {
+    expect(decide(method, resource)).toBe(403);
+    expect(decide(method, resource, {})).toBe(403);
+  });
+
+  it('with PUBLIC_READS, lets the reads through without a user, never a write', () => {
+    vi.stubEnv('PUBLIC_READS', 'true');
+    try {
+      expect(decide('GET', '/api/books')).toBe('let through');
+      expect(decide('HEAD', '/api/books/{id}')).toBe('let through');
+      expect(decide('POST', '/api/books')).toBe(403);
+      expect(decide('PATCH', '/api/books/{id}')).toBe(403);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

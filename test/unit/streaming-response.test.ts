@@ -144,7 +144,12 @@ describe('invokeStreaming (the gateway’s half)', () => {
     const received: Buffer[] = [];
     stream.on('data', (chunk) => received.push(Buffer.from(chunk)));
     const streamError = new Promise<Error>((done) => stream.once('error', done));
-    const invocation = handler(proxyEventFor({ method: 'GET', target: '/api/books' }), stream, context());
+    const event = proxyEventFor({ method: 'GET', target: '/api/books' }) as APIGatewayProxyEvent;
+    const authorized = {
+      ...event,
+      requestContext: { ...event.requestContext, authorizer: { user: 'u', role: 'reader' } },
+    };
+    const invocation = handler(authorized, stream, context());
     await expect(invocation).rejects.toThrow('DynamoDB went away');
     expect((await streamError).message).toBe('DynamoDB went away');
     expect(stream.destroyed).toBe(true);

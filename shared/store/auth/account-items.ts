@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AccountFailures, Run } from '../../auth/account-failures';
-import { isRole, type Role } from '../../auth/roles';
+import { roleOrReader } from '../../auth/roles';
 import type { Account, StoredUser } from '../../auth/types';
 
 /**
@@ -30,8 +30,10 @@ export interface AccountItem {
   realm?: string;
   ha1Md5?: string;
   ha1Sha256?: string;
-  /** The user's role; none is DEFAULT_ROLE (shared/auth/roles.ts). */
+  /** The user's role; none, or one unknown, is a reader's (shared/auth/roles.ts). */
   role?: string;
+  /** New with every change of the credential (StoredUser.version); absent on items written before it. */
+  credentialVersion?: string;
   /** A generated machine secret (StoredUser.machine). */
   machine?: boolean;
   /** Runs by client source tag: [consecutive failures, epoch ms of the last]. */
@@ -71,23 +73,23 @@ export const decoyAttributes = () => ({
 export const DECOYS = ['decoyName', 'decoyRealm', 'decoyHa1Md5', 'decoyHa1Sha256'] as const;
 
 export type UserItem = Required<Pick<AccountItem, 'pk' | 'username' | 'realm' | 'ha1Md5' | 'ha1Sha256'>> &
-  Pick<AccountItem, 'role' | 'machine'>;
-
-/** A stored role that names none of the roles (written by hand) grants the least, never the default. */
-const storedRole = (role: string | undefined): Role | undefined =>
-  role === undefined ? undefined : isRole(role) ? role : 'reader';
+  Pick<AccountItem, 'role' | 'machine' | 'credentialVersion'>;
 
 export const isUserItem = (item: AccountItem | undefined): item is UserItem & AccountItem =>
   typeof item?.ha1Sha256 === 'string' && typeof item.username === 'string';
 
+/** A credential version: random, so a put that replaces the item needs no read to make a new one. */
+export const newCredentialVersion = () => randomBytes(12).toString('base64url');
+
 export const toUser = (item: UserItem): StoredUser => {
-  const role = storedRole(item.role);
   return {
     username: item.username,
     realm: item.realm,
     ha1: { MD5: item.ha1Md5, 'SHA-256': item.ha1Sha256 },
-    ...(role && { role }),
+    // No role stored, or one no code knows (written by hand), grants the least: never a default admin.
+    role: roleOrReader(item.role),
     ...(item.machine === true && { machine: true }),
+    ...(item.credentialVersion !== undefined && { version: item.credentialVersion }),
   };
 };
 
@@ -99,6 +101,7 @@ export const toUserItem = (user: StoredUser): UserItem => ({
   ha1Sha256: user.ha1['SHA-256'],
   ...(user.role && { role: user.role }),
   ...(user.machine === true && { machine: true }),
+  ...(user.version !== undefined && { credentialVersion: user.version }),
 });
 
 export const toFailures = (item: AccountItem | undefined): AccountFailures | undefined =>

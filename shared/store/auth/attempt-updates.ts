@@ -84,7 +84,7 @@ const addFailure = (update: AttemptUpdate, read: Account, change: FailureChange)
 };
 
 /**
- * A right password: only while the user is still there with the credentials it was checked
+ * A right password: only while the user is still there with the credentials (and version) it was checked
  * against (a user removed or changed in flight is refused, and no item is made for a removed one)
  * and the bucket is not empty. A `check` stops there; a success ends the run and signs the source in.
  */
@@ -92,6 +92,12 @@ const addRight = (update: AttemptUpdate, read: Account, change: SuccessChange) =
   const { names, values, conditions, sets, removes } = update;
   conditions.push('ha1Sha256 = :ha1', '(attribute_not_exists(#bucket) OR #bucket <= :atMost)');
   Object.assign(values, { ':ha1': change.ha1Sha256, ':atMost': change.bucket.atMost });
+  // A role changed in flight fails this too: the caller reads again and admits the new role.
+  if (change.credentialVersion === undefined) conditions.push('attribute_not_exists(credentialVersion)');
+  else {
+    conditions.push('credentialVersion = :credentialVersion');
+    values[':credentialVersion'] = change.credentialVersion;
+  }
   if (change.outcome === 'check') return;
   if (change.seenRun) removes.push('failRuns.#src');
   if (read.stored?.signedIn) {

@@ -3,7 +3,7 @@ import type { UserStore } from '../../auth/ports';
 import type { Role } from '../../auth/roles';
 import type { StoredUser } from '../../auth/types';
 import { isConditionalCheckFailure } from '../errors';
-import { accountKey, toUser, toUserItem, type UserItem } from './account-items';
+import { accountKey, newCredentialVersion, toUser, toUserItem, type UserItem } from './account-items';
 import { DynamoAccountStore } from './dynamodb-account-store';
 import { scanAccounts } from './scan-accounts';
 
@@ -16,9 +16,13 @@ export class DynamoUserStore extends DynamoAccountStore implements UserStore {
     return (await this.account(username)).user;
   }
 
-  /** Creates or replaces the user; a failure record the name had goes with the old item (every lockout ends). */
+  /**
+   * Creates or replaces the user under a new credential version (requests in flight on the old
+   * credential are refused); a failure record the name had goes with the old item (every lockout ends).
+   */
   async put(user: StoredUser) {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: toUserItem(user) }));
+    const item = toUserItem({ ...user, version: newCredentialVersion() });
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: item }));
   }
 
   /** Gives an existing user another role, its password and failure record kept; false when there is no such user. */
@@ -28,10 +32,10 @@ export class DynamoUserStore extends DynamoAccountStore implements UserStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: accountKey(username),
-          UpdateExpression: 'SET #role = :role',
+          UpdateExpression: 'SET #role = :role, credentialVersion = :version',
           ConditionExpression: 'attribute_exists(ha1Sha256)',
           ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':role': role },
+          ExpressionAttributeValues: { ':role': role, ':version': newCredentialVersion() },
         }),
       );
       return true;
