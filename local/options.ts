@@ -110,8 +110,11 @@ const portNumber = (name: string, raw: string, lowest: number) => {
   return port;
 };
 
-/** Settings npm start sets itself when unset (the table names), rather than reading as the functions do. */
-const FILLED_IN_HERE: ReadonlySet<SettingKey> = new Set(['booksTableName', 'authTableName']);
+/**
+ * Settings npm start does not read as the functions do: the table names it sets itself when unset,
+ * and the change events' bus, which only the AWS publisher uses (locally, LOCAL_EVENTS_URL).
+ */
+const NOT_READ_HERE: ReadonlySet<SettingKey> = new Set(['booksTableName', 'authTableName', 'eventBusName']);
 
 /** Step 1: the options from the command line and environment; undefined when --help was asked. */
 export const parseLocalOptions = (argv: readonly string[], env: Environment): LocalOptions | undefined => {
@@ -149,7 +152,7 @@ export const parseLocalOptions = (argv: readonly string[], env: Environment): Lo
   // Every setting the handlers read, checked now with their own parsers: a value they would refuse
   // stops the start here, naming the variable, instead of failing every request that reads it.
   for (const key of Object.keys(SETTINGS) as SettingKey[]) {
-    if (!FILLED_IN_HERE.has(key)) setting(key);
+    if (!NOT_READ_HERE.has(key)) setting(key);
   }
   const realm = setting('realm');
   let lockout: LockoutPolicy;

@@ -63,7 +63,16 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     expect(endMarks.every((mark) => writesPerItem.get(mark) === 1)).toBe(true);
     expect(endMarks.length).toBe(Math.floor(Math.max(...created) / BOOK_RANGE_SIZE));
     expect(writesPerItem.size).toBe(2 * CREATES + 1 + endMarks.length);
-    expect(Math.max(...writesPerItem.values())).toBeLessThanOrEqual(CREATES / 10);
+    // Charged writes include the reservations that lost a race (a failed condition costs a write
+    // unit too): the id-blocks item, the hottest, stays within an eighth of the creates with them,
+    // and within a tenth counting the reservations that took a block.
+    expect(Math.max(...writesPerItem.values())).toBeLessThanOrEqual(CREATES / 8);
+    const reservations = calls
+      .filter((call) => call.status === 200)
+      .flatMap((call) => model.touchesOf(call))
+      .filter((touch) => touch.item === 'pk=ID_BLOCKS sk=0').length;
+    expect(reservations).toBeGreaterThan(0);
+    expect(reservations).toBeLessThanOrEqual(CREATES / 10);
   });
 
   it('put no partition key above a quarter of the books', () => {

@@ -120,9 +120,9 @@ describe('the list function in each template', () => {
       [deployed.template, 2 * RESOURCE_PATHS.length],
       [samLocal.template, unrouted],
     ] as const) {
-      // One function per route, the authorizer and RESOURCE_METHODS; one function-backed method per
-      // route, a HEAD beside each GET, and OPTIONS and the 405s on every resource.
-      template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 2);
+      // One function per route, the authorizer, RESOURCE_METHODS and the change-events publisher; one
+      // function-backed method per route, a HEAD beside each GET, and OPTIONS and the 405s on every resource.
+      template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 3);
       const proxied = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
         (method) => method.Properties.Integration?.Type === 'AWS_PROXY',
       );
