@@ -19,7 +19,7 @@ import { MIGRATE_COMMAND, SCHEMA_VERSION, schemaVersionOf } from '../shared/stor
  * The invariants the DynamoDB book store keeps, checked over a whole books table. The store's
  * transactions are what keep them; this is how tests (and operators) prove they held.
  */
-export type ViolationKind =
+type ViolationKind =
   | 'missing-claim'
   | 'foreign-claim'
   | 'orphan-claim'
@@ -37,7 +37,7 @@ export type ViolationKind =
   | 'missing-range-mark'
   | 'stray-range-mark';
 
-export interface Violation {
+interface Violation {
   kind: ViolationKind;
   message: string;
 }

@@ -10,10 +10,10 @@ export const MIN_PASSWORD_LENGTH = 15;
  * The fewest guesses the estimator may put a password at (docs/security.md, "Passwords"): a
  * hundred times its top band (10^10), since the stored HA1 is a fast hash, not a slow one.
  */
-export const MIN_GUESSES_LOG10 = 12;
+const MIN_GUESSES_LOG10 = 12;
 
 /** Words of the service itself, which a guesser tries first beside the user's name and the realm. */
-export const SERVICE_WORDS = ['Book Library Service', 'book', 'books', 'library'] as const;
+const SERVICE_WORDS = ['Book Library Service', 'book', 'books', 'library'] as const;
 
 /** What would pass, said with every refusal. */
 const WHAT_PASSES =

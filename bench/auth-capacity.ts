@@ -45,7 +45,7 @@ export interface AuthCapacityRow {
 }
 
 /** The partitions and table limit of a new on-demand auth table, as the ceilings assume them. */
-export const NEW_AUTH_TABLE = {
+const NEW_AUTH_TABLE = {
   partitions: NEW_TABLE_PARTITIONS,
   tableLimit: { wcu: NEW_TABLE_WCU_PER_SECOND, rcu: NEW_TABLE_RCU_PER_SECOND },
 };

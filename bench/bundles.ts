@@ -17,7 +17,7 @@ export interface FunctionEntry {
 export const FLOOR: FunctionEntry = { name: 'Floor', entry: 'bench/floor.ts' };
 
 /** Every function the stack deploys, in the route table's order, then the authorizer. */
-export const stackFunctions = (): FunctionEntry[] => [
+const stackFunctions = (): FunctionEntry[] => [
   ...ROUTES.map(({ name, entry }) => ({ name, entry })),
   { name: AUTHORIZER.name, entry: AUTHORIZER.entry },
 ];
@@ -129,7 +129,7 @@ export const buildAll = async (outDir: string, bundling: BundlingOptions = BUNDL
 };
 
 /** Output bytes per npm package (or project folder), to show where a bundle's size comes from. */
-export const bytesByPackage = (metafile: Metafile): Map<string, number> => {
+const bytesByPackage = (metafile: Metafile): Map<string, number> => {
   const sizes = new Map<string, number>();
   for (const output of Object.values(metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {

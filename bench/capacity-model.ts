@@ -37,7 +37,7 @@ const bytesOfValue = (value: unknown): number => {
 };
 
 /** DynamoDB's item size: attribute names plus values (numbers by significant digits). */
-export const itemBytes = (item: Item): number =>
+const itemBytes = (item: Item): number =>
   Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name, 'utf8') + bytesOfValue(value), 0);
 
 const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
@@ -230,9 +230,9 @@ export const mixOf = (parts: [LoadProfile, number][]): LoadProfile => {
   return { requests: 1, calls, partitions, items };
 };
 
-export const PARTITION_WCU_PER_SECOND = 1_000;
-export const PARTITION_RCU_PER_SECOND = 3_000;
-export const ITEM_WCU_PER_SECOND = 1_000;
+const PARTITION_WCU_PER_SECOND = 1_000;
+const PARTITION_RCU_PER_SECOND = 3_000;
+const ITEM_WCU_PER_SECOND = 1_000;
 /** What a new on-demand table sustains before it has scaled: 4,000 write and 12,000 read units a second. */
 export const NEW_TABLE_WCU_PER_SECOND = 4_000;
 export const NEW_TABLE_RCU_PER_SECOND = 12_000;
@@ -240,7 +240,7 @@ export const NEW_TABLE_RCU_PER_SECOND = 12_000;
 export const NEW_TABLE_PARTITIONS = NEW_TABLE_WCU_PER_SECOND / PARTITION_WCU_PER_SECOND;
 
 /** A partition's share of its one budget per request: write and read units, linearly (1 = a full second). */
-export const partitionShare = ({ wcu, rcu }: { wcu: number; rcu: number }): number =>
+const partitionShare = ({ wcu, rcu }: { wcu: number; rcu: number }): number =>
   wcu / PARTITION_WCU_PER_SECOND + rcu / PARTITION_RCU_PER_SECOND;
 
 export interface CeilingOptions {

@@ -26,7 +26,7 @@ export const CAPACITY_GOALS: Record<string, number> = {
   [BULK_AUTHOR_IMPORT]: 1_000,
 };
 
-export interface CapacityRow {
+interface CapacityRow {
   scenario: string;
   ceiling: Ceiling;
 }
@@ -44,9 +44,9 @@ const stamp = '2026-01-01T00:00:00.000Z';
  * What one function instance creates per second at most: one request at a time, and a create is a
  * TransactWriteItems round trip of at least about 4 ms (docs/data-model.md, the arithmetic).
  */
-export const INSTANCE_CREATES_PER_SECOND = 250;
+const INSTANCE_CREATES_PER_SECOND = 250;
 /** The instances 10,000 creates/s need at that rate. */
-export const CONTAINERS = 10_000 / INSTANCE_CREATES_PER_SECOND;
+const CONTAINERS = 10_000 / INSTANCE_CREATES_PER_SECOND;
 /** Ids an instance takes before it reserves whole ranges (blocks of 2, 8 and 32). */
 const WARM_UP_IDS = 42;
 
@@ -210,7 +210,7 @@ export const measureCapacity = async (
 };
 
 /** The one-author import's creates: `requests` rounded up to an even number per instance. */
-export const bulkAuthorRequests = (requests: number) => 2 * CONTAINERS * Math.ceil(requests / (2 * CONTAINERS));
+const bulkAuthorRequests = (requests: number) => 2 * CONTAINERS * Math.ceil(requests / (2 * CONTAINERS));
 
 const fixed = (value: number) => (Number.isFinite(value) ? Math.floor(value).toLocaleString('en-US') : 'unbounded');
 

@@ -18,8 +18,8 @@ export const PRICES = {
 };
 
 /** Lambda gives one full vCPU at 1,769 MB; below that, CPU time stretches in proportion. */
-export const FULL_VCPU_MB = 1769;
-export const MEMORY_OPTIONS_MB = [128, 256, 512, 1024] as const;
+const FULL_VCPU_MB = 1769;
+const MEMORY_OPTIONS_MB = [128, 256, 512, 1024] as const;
 /**
  * An assumption, not a measurement (Dynoxide on a shared laptop says nothing about AWS): the
  * time one DynamoDB call from Lambda waits in the same region.

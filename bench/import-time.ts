@@ -47,7 +47,7 @@ export interface ImportTimes extends ImportTime {
 export const pairedRatio = (file: ImportTimes, base: ImportTimes, pick: (t: ImportTime) => number): number =>
   median(file.samples.map((sample, round) => pick(sample) / pick(base.samples[round] as ImportTime)));
 
-export const importOnce = (file: string): ImportTime => {
+const importOnce = (file: string): ImportTime => {
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE, pathToFileURL(file).href], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, ...IMPORT_ENV },

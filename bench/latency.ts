@@ -16,7 +16,7 @@ export type Handler = (event: unknown, context: Context) => Promise<unknown>;
 export const loadBundle = async (file: string, instance: string): Promise<Handler> =>
   bufferedHandler((await import(`${pathToFileURL(file).href}?${instance}`)).handler) as Handler;
 
-export class UnexpectedResultError extends Error {
+class UnexpectedResultError extends Error {
   override readonly name = 'UnexpectedResultError';
 }
 
@@ -34,7 +34,7 @@ export const invoke = async (handler: Handler, scenario: Scenario, i: number): P
   return result;
 };
 
-export const percentile = (values: number[], p: number): number => {
+const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };

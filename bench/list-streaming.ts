@@ -30,7 +30,7 @@ export interface ListStreamingRow {
  * not fit), ample for the streamed list's pages. Resident memory depends on when the garbage
  * collector runs; a cap it cannot pass is the firmer measure of what a list needs.
  */
-export const SMALL_HEAP_MB = 48;
+const SMALL_HEAP_MB = 48;
 
 const probe = (
   endpoint: string,
@@ -87,22 +87,22 @@ export const measureListStreaming = async (options: {
   return [row];
 };
 /** API Gateway streams the first 10 MB of a response unthrottled, the rest at 2 MB/s. */
-export const UNTHROTTLED_STREAM_BYTES = 10 * 1024 * 1024;
-export const STREAM_BYTES_PER_SECOND = 2 * 1024 * 1024;
+const UNTHROTTLED_STREAM_BYTES = 10 * 1024 * 1024;
+const STREAM_BYTES_PER_SECOND = 2 * 1024 * 1024;
 /** API Gateway bills a streamed response as one request per 10 MB, rounded up. */
-export const STREAM_BILLING_UNIT_BYTES = 10 * 1024 * 1024;
+const STREAM_BILLING_UNIT_BYTES = 10 * 1024 * 1024;
 /** Lambda bills the bytes a function streams beyond the first 6 MB of a response. */
-export const LAMBDA_FREE_STREAM_BYTES = 6 * 1024 * 1024;
+const LAMBDA_FREE_STREAM_BYTES = 6 * 1024 * 1024;
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const GB = 1024 ** 3;
 
 /** The least time API Gateway takes to deliver `bytes` to a client that reads at once. */
-export const minimumDeliverySeconds = (bytes: number) =>
+const minimumDeliverySeconds = (bytes: number) =>
   Math.max(0, bytes - UNTHROTTLED_STREAM_BYTES) / STREAM_BYTES_PER_SECOND;
 
 /** What one million streamed responses of `bytes` cost beyond what a buffered one would. */
-export const streamingCostPerMillion = (bytes: number) => {
+const streamingCostPerMillion = (bytes: number) => {
   const gatewayRequests = Math.max(1, Math.ceil(bytes / STREAM_BILLING_UNIT_BYTES));
   return {
     gatewayRequests,

@@ -87,7 +87,7 @@ const filteredBook = (id: number): Book =>
       }
     : book(id);
 
-export interface FilteredPages {
+interface FilteredPages {
   /** Calls of the first page on a container that has read nothing (its schema check included). */
   first: number;
   /** Calls of every page of 20, following the next links, on that container afterwards (warm). */

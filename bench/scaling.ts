@@ -10,16 +10,16 @@ import type { Handler } from './latency';
 import { seedBooks } from './seed';
 
 /** The books every table size shares: this many match the author filter and the year filter. */
-export const FIXED_MATCHES = 20;
-export const SCALE_AUTHOR = 'Scale Match';
-export const SCALE_YEAR = 1234;
+const FIXED_MATCHES = 20;
+const SCALE_AUTHOR = 'Scale Match';
+const SCALE_YEAR = 1234;
 
 /**
  * Book `id` of the scaling table. The first FIXED_MATCHES × 50 ids hold the matches (every 50th);
  * all others have one of 997 authors and a year in 1500–1999, so as the table grows, other
  * authors and years grow and the matches stay the same.
  */
-export const scaleBook = (id: number): Book => {
+const scaleBook = (id: number): Book => {
   const match = id % 50 === 0 && id <= FIXED_MATCHES * 50;
   const now = '2026-01-01T00:00:00.000Z';
   return {

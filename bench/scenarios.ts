@@ -56,7 +56,7 @@ export interface Scenario {
 }
 
 export const BENCH_USER = { username: 'bench', password: 'bench-password', realm: 'books' };
-export const MATCH_AUTHOR = 'Bench Match';
+const MATCH_AUTHOR = 'Bench Match';
 
 const bookInput = (tag: string, i: number) => ({
   title: `Bench book ${tag} ${i}`,
@@ -147,7 +147,7 @@ export const getBookScenario = ({ ensurePool, pick, getItem }: BenchFixtures): S
   why: 'one strongly consistent GetItem: the book is one item',
 });
 
-export const listScenarios = ({ client, books: table, ensurePool }: BenchFixtures): Scenario[] => [
+const listScenarios = ({ client, books: table, ensurePool }: BenchFixtures): Scenario[] => [
   {
     function: 'ListBooks',
     label: `GET /api/books?author= (${'20'} matches)`,
@@ -190,7 +190,7 @@ export const listScenarios = ({ client, books: table, ensurePool }: BenchFixture
 ];
 
 /** Creates without a key, with one, and retried with one; each is metered over 100 creates. */
-export const createBookScenarios = ({ client, books: table, store }: BenchFixtures): Scenario[] => {
+const createBookScenarios = ({ client, books: table, store }: BenchFixtures): Scenario[] => {
   const ids = new IdBlockAllocator(client, table);
   /** The create's transaction, sent directly: the book and its claim, and with a key the key's record. */
   const rawCreate = async (input: ReturnType<typeof bookInput>, keyed: boolean) => {
@@ -263,7 +263,7 @@ export const createBookScenarios = ({ client, books: table, store }: BenchFixtur
   ];
 };
 
-export const updateScenarios = ({ ensurePool, pick, rawReplace }: BenchFixtures): Scenario[] => [
+const updateScenarios = ({ ensurePool, pick, rawReplace }: BenchFixtures): Scenario[] => [
   {
     function: 'ReplaceBook',
     label: 'PUT /api/books/{id} (ISBN kept)',

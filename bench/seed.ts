@@ -51,7 +51,7 @@ export const seedBooks = async (
 };
 
 /** The end marks of ranges `from` to `to` − 1 (an idempotent put each), as the reservations that opened later ranges write them. */
-export const putRangeMarks = async (client: DynamoDBDocumentClient, table: string, from: number, to: number) => {
+const putRangeMarks = async (client: DynamoDBDocumentClient, table: string, from: number, to: number) => {
   for (let start = from; start < to; start += BATCH) {
     let requests = Array.from({ length: Math.min(BATCH, to - start) }, (_, i) => ({
       PutRequest: { Item: rangeMarkItem(start + i) },
@@ -65,7 +65,7 @@ export const putRangeMarks = async (client: DynamoDBDocumentClient, table: strin
 };
 
 /** The id-blocks item's high mark at least `to`, as if the ids had been reserved (an existing higher mark stays). */
-export const raiseHighMark = async (client: DynamoDBDocumentClient, table: string, to: number): Promise<void> => {
+const raiseHighMark = async (client: DynamoDBDocumentClient, table: string, to: number): Promise<void> => {
   // The ranges the mark passes get their end marks first, as a reservation would write them.
   await putRangeMarks(client, table, 0, bookRangeOf(to));
   try {

@@ -186,7 +186,7 @@ export const setUpDatabase = async (): Promise<BenchDatabase> => {
 };
 
 /** What the bundles read from the environment, as the stack sets it (quiet logs and metrics). */
-export const setFunctionEnvironment = () => {
+const setFunctionEnvironment = () => {
   Object.assign(
     process.env,
     toEnvironment({

@@ -139,7 +139,7 @@ const distance = (from: string, to: string): number => {
 };
 
 /** The known name nearest to a mistyped one, when it is near enough to be what was meant. */
-export const nearestOption = (name: string, known: readonly string[] = knownContextOptions()): string | undefined => {
+const nearestOption = (name: string, known: readonly string[] = knownContextOptions()): string | undefined => {
   let best: { option: string; edits: number } | undefined;
   for (const option of known) {
     const edits = distance(name, option);

@@ -8,9 +8,9 @@ import type { Role } from '../shared/auth/roles';
 import { AUTHENTICATION_RETRY_AFTER_SECONDS, AUTHENTICATION_UNAVAILABLE_MESSAGE } from '../shared/http/responses';
 
 /** The static challenge of the stack's UNAUTHORIZED gateway response. */
-export const FALLBACK_CHALLENGE = (realm: string) => `Basic realm="${realm}"`;
+const FALLBACK_CHALLENGE = (realm: string) => `Basic realm="${realm}"`;
 
-export const methodArnOf = (event: APIGatewayProxyEvent) =>
+const methodArnOf = (event: APIGatewayProxyEvent) =>
   `arn:aws:execute-api:local:000000000000:local/${event.requestContext.stage}/${event.httpMethod}${event.path}`;
 
 /** The REQUEST authorizer event API Gateway derives from a proxy event. */

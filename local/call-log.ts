@@ -108,7 +108,7 @@ const TRANSACT_ACTIONS = {
  * The calls as IAM sees them: TransactWriteItems is authorised per item action (AWS's DynamoDB
  * guide, "Using IAM with DynamoDB transactions"); a batch as one action per table with every key.
  */
-export const callsOf = (
+const callsOf = (
   command: string,
   input: Record<string, unknown>,
   scope: CallScope = { tables: {} },

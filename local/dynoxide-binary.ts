@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
  */
 
 /** The npm package's version is pinned in package.json; this is the crate built where it does not fit. */
-export const DYNOXIDE_CRATE = { name: 'dynoxide-rs', version: '3.2.0' } as const;
+const DYNOXIDE_CRATE = { name: 'dynoxide-rs', version: '3.2.0' } as const;
 const PLATFORM_PACKAGE = '@dynoxide/linux-x64';
 
 /** No Dynoxide to run here, and no way to build one: the message names what to install. */

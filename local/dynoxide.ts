@@ -56,7 +56,7 @@ export class DatabasePortInUseError extends Error {
   }
 }
 
-export class DatabaseStartError extends Error {
+class DatabaseStartError extends Error {
   override readonly name = 'DatabaseStartError';
 }
 

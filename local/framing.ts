@@ -17,13 +17,13 @@ export const hostValues = (request: IncomingMessage): string[] => {
   return values;
 };
 
-export const HOST_REQUIRED = 'Host is required in an HTTP/1.1 request';
-export const HOST_REPEATED = 'Host must be sent once';
-export const HTTP10_TRANSFER_ENCODING = 'Transfer-Encoding is not valid in an HTTP/1.0 request';
-export const EXPECTATION_FAILED = 'Expect may only be 100-continue';
+const HOST_REQUIRED = 'Host is required in an HTTP/1.1 request';
+const HOST_REPEATED = 'Host must be sent once';
+const HTTP10_TRANSFER_ENCODING = 'Transfer-Encoding is not valid in an HTTP/1.0 request';
+const EXPECTATION_FAILED = 'Expect may only be 100-continue';
 
 /** A result whose connection ends after it (Node closes on a `Connection: close` the response sets). */
-export const closing = (result: APIGatewayProxyResult): APIGatewayProxyResult => ({
+const closing = (result: APIGatewayProxyResult): APIGatewayProxyResult => ({
   ...result,
   headers: { ...result.headers, Connection: 'close' },
 });

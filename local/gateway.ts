@@ -14,7 +14,7 @@ export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
  * in base64. A body of about 4.4 MB or more passes API Gateway's 10 MB but not this, and the gateway
  * answers 413 itself (the stack shapes it like the handlers' 413).
  */
-export const LAMBDA_MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
+const LAMBDA_MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /** Whether Lambda would refuse to be invoked with this event. */
 export const exceedsInvokePayload = (event: APIGatewayProxyEvent) =>
@@ -87,7 +87,7 @@ const groupQuery = (search: URLSearchParams) => {
  * A request as the gateway receives it: what the local server reads off a socket, or what the bench
  * and the tests describe by its parts.
  */
-export interface GatewayRequest {
+interface GatewayRequest {
   /** Header names and values in arrival order, as Node's `rawHeaders`. */
   rawHeaders: string[];
   httpVersion: string;
@@ -128,12 +128,7 @@ const firstHeader = (rawHeaders: string[], name: string): string | undefined => 
  * The REST API proxy event API Gateway would send for this request. `url` is the path past the stage;
  * with a stage, `requestContext.path` names it first, as on an execute-api URL.
  */
-export const proxyEventOf = (
-  request: GatewayRequest,
-  url: URL,
-  body: Buffer,
-  match: ResourceMatch,
-): APIGatewayProxyEvent => {
+const proxyEventOf = (request: GatewayRequest, url: URL, body: Buffer, match: ResourceMatch): APIGatewayProxyEvent => {
   const { headers, multiValueHeaders } = groupHeaders(request.rawHeaders);
   const query = groupQuery(url.searchParams);
   const now = new Date();

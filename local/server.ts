@@ -71,7 +71,7 @@ export interface LocalServerLimits {
  * waiting for a slow client; these keep a stalled or half-sent request from holding memory and a
  * connection for minutes, as Node's defaults (60 s for headers, 300 s for the request) would.
  */
-export const LOCAL_SERVER_LIMITS: LocalServerLimits = {
+const LOCAL_SERVER_LIMITS: LocalServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   maxConnections: 512,

@@ -5,9 +5,9 @@ import { endpointFile } from './endpoint-file';
 import { acceptsConnections } from './ports';
 
 /** Beside the endpoint file: the process id of the `npm start` that serves the folder. */
-export const pidFile = (dataDir: string) => join(dataDir, 'npm-start.pid');
+const pidFile = (dataDir: string) => join(dataDir, 'npm-start.pid');
 /** And that of the database it started, for an operator looking for it. */
-export const databasePidFile = (dataDir: string) => join(dataDir, 'dynoxide.pid');
+const databasePidFile = (dataDir: string) => join(dataDir, 'dynoxide.pid');
 
 const isRunning = (pid: number) => {
   try {

@@ -9,7 +9,7 @@ import { DATABASE_FILE } from './dynoxide';
  */
 
 /** Why writes are refused now; `lasting` when only a restart can help. */
-export interface StorageRefusal {
+interface StorageRefusal {
   reason: string;
   lasting: boolean;
 }
@@ -33,7 +33,7 @@ export interface StorageGuardOptions {
 }
 
 /** Room for a few of the largest writes and their log; a full disk makes SQLite fail a write midway. */
-export const DEFAULT_RESERVE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_RESERVE_BYTES = 16 * 1024 * 1024;
 /** Free space below which a failed write is put down to the disk even with no reserve asked for. */
 const NEARLY_FULL_BYTES = 1024 * 1024;
 

@@ -129,7 +129,7 @@ const publicBaseUrl = (raw: Raw, name: string): string | undefined => {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 };
 /** Powertools' log levels; it reads the variable in any case. */
-export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 const logLevel = (raw: Raw, name: string): string | undefined =>
   !raw || (LOG_LEVELS as readonly string[]).includes(raw.toUpperCase())
     ? raw || undefined

@@ -25,7 +25,7 @@ export interface AlarmProps {
 }
 
 /** The stream's oldest unpublished change older than this raises the iterator-age alarm. */
-export const ITERATOR_AGE_ALARM_MINUTES = 5;
+const ITERATOR_AGE_ALARM_MINUTES = 5;
 
 const PERIOD = Duration.minutes(5);
 

@@ -244,6 +244,6 @@ export class BookRestApi extends Construct {
 }
 
 /** The headers of every response API Gateway writes itself, as mapping expressions (quoted literals). */
-export const GATEWAY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+const GATEWAY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': "'application/json; charset=utf-8'",
 };

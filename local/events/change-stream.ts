@@ -15,7 +15,7 @@ const RECORDS_PER_READ = 1000;
 type Start = Pick<GetShardIteratorCommandInput, 'ShardIteratorType' | 'SequenceNumber'>;
 
 /** The books table has no stream to read (a DynamoDB given by DYNAMODB_ENDPOINT without one). */
-export class NoChangeStreamError extends Error {
+class NoChangeStreamError extends Error {
   override readonly name = 'NoChangeStreamError';
 }
 

@@ -5,7 +5,7 @@ import type { DeliveryOptions } from './delivery';
 export const DEFAULT_LOCAL_EVENT_DELIVERY = { attempts: 8, firstBackoffMs: 200 } as const;
 
 /** A LOCAL_EVENTS_* variable `npm start` cannot use; the message names it. */
-export class EventDeliveryOptionError extends Error {
+class EventDeliveryOptionError extends Error {
   override readonly name = 'EventDeliveryOptionError';
 }
 

@@ -7,7 +7,7 @@ export interface StreamPosition {
   sequenceNumber: string;
 }
 
-export const POSITION_FILE = 'events-position.json';
+const POSITION_FILE = 'events-position.json';
 
 export const readPosition = (dataDir: string): StreamPosition | undefined => {
   try {

@@ -193,7 +193,7 @@ const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
  * The methods a path takes, for `Allow` on its 405 and OPTIONS answers; empty for a path that is not
  * a resource of the route table.
  */
-export const allowedMethods = (path: string): readonly (HttpMethod | GatewayMethod)[] => {
+const allowedMethods = (path: string): readonly (HttpMethod | GatewayMethod)[] => {
   const routed = new Set<string>(ROUTES.filter((route) => route.path === path).map((route) => route.method));
   if (routed.size === 0) return [];
   if (routed.has('GET')) routed.add('HEAD');
@@ -225,7 +225,7 @@ export const requiresAuth = (route: RouteDefinition, publicReads: boolean): bool
 export const RESOURCE_METHODS = { name: 'ResourceMethods', entry: 'functions/resource-methods/handler.ts' } as const;
 
 /** The methods API Gateway's ANY stands for (and the SAM CLI expands it to). */
-export const ANY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const ANY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
  * Of ANY_METHODS, those a path has no route for (OPTIONS included), each answered by

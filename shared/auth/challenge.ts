@@ -8,7 +8,7 @@ import type { DigestAlgorithm } from './digest';
  */
 export type BasicChallengePlacement = 'last' | 'first' | 'none';
 
-export const BASIC_CHALLENGE_PLACEMENTS: readonly BasicChallengePlacement[] = ['last', 'first', 'none'];
+const BASIC_CHALLENGE_PLACEMENTS: readonly BasicChallengePlacement[] = ['last', 'first', 'none'];
 
 /** The default, chosen by the client matrix (test/clients/auth-client-matrix.test.ts asserts it wins). */
 export const DEFAULT_BASIC_CHALLENGE: BasicChallengePlacement = 'last';

@@ -36,7 +36,7 @@ export interface AccountStore {
 }
 
 /** The bucket a source draws on, as a conditional write checks it (lockout.ts, bucketLimits). */
-export interface BucketCheck {
+interface BucketCheck {
   field: 'bucketAt' | 'knownBucketAt';
   /** Not empty while its arrival time is at most this. */
   atMost: number;

@@ -2,7 +2,7 @@
  * What an authenticated user may do: a reader reads books, an editor also creates and changes them,
  * an admin also deletes them. Each role holds every right of the roles before it in ROLES.
  */
-export const ROLES = ['reader', 'editor', 'admin'] as const;
+const ROLES = ['reader', 'editor', 'admin'] as const;
 
 export type Role = (typeof ROLES)[number];
 

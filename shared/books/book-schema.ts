@@ -8,10 +8,10 @@ import { present, requiredText } from './field-rules';
  * without a cycle. The field rules themselves are in ./field-rules.
  */
 
-export const MAX_TITLE_LENGTH = 500;
+const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 300;
 export const MAX_ISBN_LENGTH = 32;
-export const MIN_PUBLICATION_YEAR = 1000;
+const MIN_PUBLICATION_YEAR = 1000;
 
 export const BODY_MESSAGE = 'Request body must be a JSON object';
 

@@ -22,7 +22,7 @@ const WHITE_SPACE = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\
  */
 const CONTROL = String.raw`\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f`;
 const CONTROL_CHARACTER = new RegExp(`[${CONTROL}]`);
-export const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
+const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
 
 /**
  * Text that UTF-8 can carry, and that was text: no unpaired surrogate (a JSON `"\ud800"` decodes to

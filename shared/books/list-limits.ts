@@ -37,6 +37,6 @@ export const largestBook = (schema: BookSchema = BOOK_SCHEMA): Book =>
 export const LARGEST_BOOK = largestBook();
 
 /** The bytes one book can add to a streamed list at most: its JSON and the comma before it. */
-export const maxListedBookBytes = (schema: BookSchema = BOOK_SCHEMA): number =>
+const maxListedBookBytes = (schema: BookSchema = BOOK_SCHEMA): number =>
   Buffer.byteLength(JSON.stringify(largestBook(schema)), 'utf8') + 1;
 export const MAX_LISTED_BOOK_BYTES = maxListedBookBytes();

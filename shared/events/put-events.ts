@@ -5,7 +5,7 @@ import { type EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } 
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 
 /** How often an entry EventBridge refused is sent, counting the first time, and the pause before the n-th resend. */
-export const PUT_EVENTS_RETRY = { attempts: 3, backoffMs: (resend: number) => 100 * 2 ** (resend - 1) } as const;
+const PUT_EVENTS_RETRY = { attempts: 3, backoffMs: (resend: number) => 100 * 2 ** (resend - 1) } as const;
 
 /** The fields of a CloudEvent an EventBridge entry is made of. */
 export interface PublishableEvent {

@@ -7,12 +7,12 @@ export interface SequencedRecord {
 }
 
 /** Held back, not sent: an earlier change of the same item was not published, and consumers must see a book's changes in order. */
-export class EarlierChangeNotPublishedError extends Error {
+class EarlierChangeNotPublishedError extends Error {
   override readonly name = 'EarlierChangeNotPublishedError';
 }
 
 /** The PutEvents request that carried the record's event failed as a whole. */
-export class PutEventsRequestError extends Error {
+class PutEventsRequestError extends Error {
   override readonly name = 'PutEventsRequestError';
 }
 

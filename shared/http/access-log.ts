@@ -7,10 +7,7 @@ import { authorizedRole } from './required-role';
 import type { HttpEvent, HttpResponse } from './types';
 
 /** The route table's name for a request (`GetBook`), else `METHOD resource`. */
-export const routeName = (
-  method: string | undefined,
-  resource: string | undefined,
-): RouteName | `${string} ${string}` =>
+const routeName = (method: string | undefined, resource: string | undefined): RouteName | `${string} ${string}` =>
   ROUTES.find((route) => route.method === method && route.path === resource)?.name ?? `${method} ${resource}`;
 
 const START = Symbol('accessLogStart');

@@ -13,7 +13,7 @@ export const LAMBDA_BUFFERED_RESPONSE_BYTES = 6 * 1024 * 1024;
  * Room kept in that limit for everything of the proxy result around the list: status code, headers
  * (Content-Type, Authentication-Info, a Link), and the JSON envelope. The headers are a few hundred bytes.
  */
-export const RESPONSE_ENVELOPE_BYTES = 16 * 1024;
+const RESPONSE_ENVELOPE_BYTES = 16 * 1024;
 
 /** The most bytes the list's own text may take in the function's result. */
 export const BUFFERED_LIST_BYTES = LAMBDA_BUFFERED_RESPONSE_BYTES - RESPONSE_ENVELOPE_BYTES;

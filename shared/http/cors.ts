@@ -11,7 +11,7 @@ export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match'
 export const CORS_EXPOSED_HEADERS = ['WWW-Authenticate', 'ETag', 'Location', 'Link', 'Authentication-Info'];
 
 /** Seconds a browser may reuse a preflight's answer. */
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 /** The headers naming an allowed origin on any answer (gateway responses write them statically). */
 export const corsOriginHeaders = (origin: string): Record<string, string> => ({

@@ -9,10 +9,10 @@ const HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*\\.?|\\[[0-9A-Fa-f:.]+\\])$
 const PORT = /^[0-9]{1,5}$/;
 
 /** A host name or address as a URL may carry it (no user info, no path, nothing outside ASCII). */
-export const isValidHost = (host: string): boolean => host.length <= 255 && HOST.test(host);
+const isValidHost = (host: string): boolean => host.length <= 255 && HOST.test(host);
 
 /** A port number, 0 to 65535, as decimal digits. */
-export const isValidPort = (port: string): boolean => PORT.test(port) && Number(port) <= 65_535;
+const isValidPort = (port: string): boolean => PORT.test(port) && Number(port) <= 65_535;
 
 /** A `Host` field value (RFC 9110 §7.2): `host` or `host:port`. */
 export const isValidHostHeader = (value: string): boolean => {

@@ -8,7 +8,7 @@ import { type FailedCondition, satisfies, type VersionSet } from '../books/preco
 export const entityTag = (id: number, version: number): string => `"${opaqueTag(id, version)}"`;
 
 /** The request header each of the domain's write conditions comes from. */
-export const CONDITION_HEADERS = { match: 'If-Match', noneMatch: 'If-None-Match' } as const satisfies Record<
+const CONDITION_HEADERS = { match: 'If-Match', noneMatch: 'If-None-Match' } as const satisfies Record<
   FailedCondition,
   string
 >;
@@ -38,7 +38,7 @@ export const versionOf = (id: number, opaque: string): number | undefined => {
 /** What a precondition header asks for: any current representation (`*`), or one of these tags. */
 export type TagList = '*' | readonly EntityTag[];
 
-export interface EntityTag {
+interface EntityTag {
   weak: boolean;
   /** The quoted part without its quotes. */
   opaque: string;

@@ -15,7 +15,7 @@ export const CACHE_CONTROL = {
 } as const;
 
 /** JSON and text are never sniffed into something a browser would run. */
-export const NOSNIFF = { 'X-Content-Type-Options': 'nosniff' } as const;
+const NOSNIFF = { 'X-Content-Type-Options': 'nosniff' } as const;
 
 /** The headers of every answer API Gateway or the local server gives without a function (errors, 204, 405). */
 export const GATEWAY_HEADERS = { 'Cache-Control': CACHE_CONTROL.noStore, ...NOSNIFF } as const;
@@ -26,7 +26,7 @@ const hasHeader = (headers: Record<string, unknown>, name: string) =>
 const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 
 /** `Cache-Control` for a function's answer: by the request's method, the status and whether it carries a validator. */
-export const cacheControlFor = (method: string, statusCode: number, headers: Record<string, unknown>): string =>
+const cacheControlFor = (method: string, statusCode: number, headers: Record<string, unknown>): string =>
   isRead(method) && (statusCode === 200 || statusCode === 304) && hasHeader(headers, 'etag')
     ? CACHE_CONTROL.revalidate
     : CACHE_CONTROL.noStore;

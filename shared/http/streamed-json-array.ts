@@ -45,7 +45,7 @@ export class ResponseBudgetError extends Error {
 }
 
 /** The unpaged list's cap: at most `maxItems`, and how to learn, without reading them, whether there are more. */
-export interface ListCap {
+interface ListCap {
   maxItems: number;
   /** Whether the whole list holds more than `maxItems` items (a count: nothing is held). */
   holdsMore: () => Promise<boolean>;

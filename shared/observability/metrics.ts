@@ -7,7 +7,7 @@ import { DIMENSION, METRIC } from './metric-names';
  * POWERTOOLS_METRICS_NAMESPACE (the stack sets it), service from POWERTOOLS_SERVICE_NAME.
  * `POWERTOOLS_METRICS_DISABLED=true` turns emission off (e.g. for quiet local runs).
  */
-export const metrics = new Metrics({
+const metrics = new Metrics({
   namespace: readSetting('metricsNamespace'),
   serviceName: readSetting('serviceName'),
 });

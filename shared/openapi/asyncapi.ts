@@ -8,7 +8,7 @@ import {
 import { schemas } from './schemas';
 
 /** The media type of one event in the CloudEvents HTTP binding's structured mode. */
-export const CLOUDEVENTS_JSON = 'application/cloudevents+json';
+const CLOUDEVENTS_JSON = 'application/cloudevents+json';
 
 const WHAT: Record<BookChangeKind, { title: string; data: string; time: string }> = {
   created: {

@@ -14,20 +14,7 @@ export interface Operation {
   responses: Record<string, Record<string, unknown>>;
 }
 
-export type Status =
-  | '200'
-  | '201'
-  | '204'
-  | '304'
-  | '400'
-  | '404'
-  | '409'
-  | '412'
-  | '413'
-  | '415'
-  | '422'
-  | '428'
-  | '503';
+type Status = '200' | '201' | '204' | '304' | '400' | '404' | '409' | '412' | '413' | '415' | '422' | '428' | '503';
 
 /** Request headers an operation reads, each described once in HEADER_PARAMETERS. */
 export type RequestHeader = 'If-Match' | 'If-None-Match' | 'Idempotency-Key';

@@ -2,7 +2,7 @@
  * Key schemas of the service's tables, in one place: the CDK stack and the local table bootstrap
  * both build their tables from these definitions.
  */
-export type KeyType = 'S' | 'N';
+type KeyType = 'S' | 'N';
 
 export interface KeyAttribute {
   name: string;

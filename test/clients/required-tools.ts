@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 /** A tool a test needs, missing from this machine: the test fails naming it, never skips. */
-export class MissingToolError extends Error {
+class MissingToolError extends Error {
   override name = 'MissingToolError';
   constructor(
     readonly tools: string[],
@@ -26,7 +26,7 @@ const executable = (file: string) => {
 };
 
 /** A name found in a PATH folder, or an absolute path that is there. */
-export const onPath = (tool: string) =>
+const onPath = (tool: string) =>
   isAbsolute(tool)
     ? executable(tool)
     : (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && executable(join(dir, tool)));

@@ -94,18 +94,7 @@ const java = async () => {
 };
 
 /** What the matrix runs or builds with, besides Node: Debian's packages above are installed when missing, the rest must be there. */
-export const MATRIX_TOOLS = [
-  'curl',
-  'wget',
-  'http',
-  '/usr/bin/chromium',
-  'python3',
-  'go',
-  'cargo',
-  'java',
-  'javac',
-  'mvn',
-];
+const MATRIX_TOOLS = ['curl', 'wget', 'http', '/usr/bin/chromium', 'python3', 'go', 'cargo', 'java', 'javac', 'mvn'];
 
 /** Installs and builds every client's toolchain once per run; a toolchain that cannot be made fails the run. */
 export const prepareToolchains = async () => {

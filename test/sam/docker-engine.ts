@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 
 /** Docker could not be installed or started: `npm run test:sam` fails with this, it never skips. */
-export class DockerUnavailableError extends Error {
+class DockerUnavailableError extends Error {
   override readonly name = 'DockerUnavailableError';
 }
 

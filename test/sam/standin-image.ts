@@ -25,12 +25,12 @@ import { type FunctionArchitecture, machineArchitecture } from '../../infra/cons
  * (`root` and `sbx_user1051` in lambda-standin/passwd and group) with their home directories. The Runtime Interface
  * Emulator is not part of it: SAM adds its own copy, as it does on top of AWS's image.
  */
-export const NODE_VERSION = '24.21.0';
+const NODE_VERSION = '24.21.0';
 const LABEL = 'book-library.lambda-standin';
 const SOURCES = fileURLToPath(new URL('./lambda-standin/', import.meta.url));
 
 /** The tag SAM looks for (`sam local` with `--skip-pull-image` uses it as it is). */
-export const baseImageTag = (architecture: FunctionArchitecture) => `public.ecr.aws/lambda/nodejs:24-${architecture}`;
+const baseImageTag = (architecture: FunctionArchitecture) => `public.ecr.aws/lambda/nodejs:24-${architecture}`;
 /** The image SAM builds on top of the base image, with its emulator added. */
 const rapidImageTag = (architecture: FunctionArchitecture) => `public.ecr.aws/lambda/nodejs:24-rapid-${architecture}`;
 

@@ -39,7 +39,7 @@ export const medianInterval = (differences: number[]): { median: number; ci95: [
   return { median: median(sorted), ci95: [sorted[k] as number, sorted[n - 1 - k] as number] };
 };
 
-export const basicRequest = (username: string, password: string): AuthRequest => ({
+const basicRequest = (username: string, password: string): AuthRequest => ({
   method: 'GET',
   path: '/api/books',
   query: {},

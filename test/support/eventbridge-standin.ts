@@ -12,7 +12,7 @@ export interface ReceivedEntry {
 }
 
 /** What the stand-in answers to one entry: accept it, refuse it with an error code, or fail the whole request with a status. */
-export type Verdict = 'accept' | { errorCode: string } | { requestStatus: number };
+type Verdict = 'accept' | { errorCode: string } | { requestStatus: number };
 
 export interface EventBridgeStandin {
   endpoint: string;

@@ -15,7 +15,7 @@ export const fuzzSeed = (): number => {
 };
 
 /** Names every JavaScript object inherits: a map keyed by client input must not trip over them. */
-export const PROTOTYPE_NAMES = [
+const PROTOTYPE_NAMES = [
   'constructor',
   '__proto__',
   'toString',
@@ -56,9 +56,7 @@ const queryValue = fc.oneof(
 );
 
 /** A query string as a list of name/value pairs: names repeat, and order is kept. */
-export const queryPairs = fc.array(fc.tuple(queryName, queryValue), { maxLength: 6 });
-
-export type QueryPairs = [name: string, value: string][];
+const queryPairs = fc.array(fc.tuple(queryName, queryValue), { maxLength: 6 });
 
 /**
  * The query as a client would put it on the request line: each pair either percent-encoded, or sent

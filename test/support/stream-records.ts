@@ -13,7 +13,7 @@ export const book = (id: number, title: string): Book => ({ ...newBook('97803064
 const image = (item: object) => marshall(item, { removeUndefinedValues: true }) as never;
 
 /** One record as Lambda delivers it from the books table's stream. */
-export const change = (
+const change = (
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
   keys: object,
   before?: object,

@@ -13,7 +13,7 @@ export interface Credentials {
 }
 
 /** A challenge this client cannot answer: an algorithm it does not know, or no `qop="auth"`. */
-export class UnanswerableChallengeError extends Error {
+class UnanswerableChallengeError extends Error {
   override readonly name = 'UnanswerableChallengeError';
 }
 

@@ -5,7 +5,7 @@ import { fullDiff, ResourceImpact } from '@aws-cdk/cloudformation-diff';
  * events, objects, logs, the keys that decrypt them, secrets, users). Replacing one makes a new,
  * empty resource; deleting one drops it, or orphans it outside the stack under a Retain policy.
  */
-export const DATA_RESOURCE_TYPES: ReadonlySet<string> = new Set([
+const DATA_RESOURCE_TYPES: ReadonlySet<string> = new Set([
   'AWS::DynamoDB::Table',
   'AWS::DynamoDB::GlobalTable',
   'AWS::SQS::Queue',

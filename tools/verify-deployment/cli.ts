@@ -6,14 +6,14 @@ import { ALLOW_INSECURE_HTTP, ANSWER_LIMIT_BYTES, checkTransport, WHOLE_LIST_LIM
 import type { VerifyOptions } from './types';
 
 export const COMMAND = 'npm run verify:deployment --';
-export const DEFAULT_USER = 'demo';
-export const PASSWORD_VARIABLE = 'VERIFY_PASSWORD';
-export const READER_PASSWORD_VARIABLE = 'VERIFY_READER_PASSWORD';
+const DEFAULT_USER = 'demo';
+const PASSWORD_VARIABLE = 'VERIFY_PASSWORD';
+const READER_PASSWORD_VARIABLE = 'VERIFY_READER_PASSWORD';
 
 export const USAGE =
   'Usage: npm run verify:deployment -- [<base URL>] [--user <name>] [--reader <name>] [--origin <origin>] [--skip-gateway-responses] [--allow-insecure-http]';
 
-export const HELP = `${USAGE}
+const HELP = `${USAGE}
 
 Runs the contract's black-box checks against a running instance of the API and prints one line
 per check (PASS, FAIL or SKIP, its name, and after a colon the reason or what it saw), then a

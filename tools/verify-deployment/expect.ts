@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { HttpResponse } from './types';
 
 /** What a check saw that the contract does not allow. */
-export class CheckFailure extends Error {
+class CheckFailure extends Error {
   override readonly name = 'CheckFailure';
 }
 

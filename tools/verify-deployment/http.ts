@@ -12,8 +12,8 @@ export class InterruptedError extends Error {
 }
 
 /** Most answers are small; the whole list streams, 2 MB/s on AWS past its first 6 MB. */
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const WHOLE_LIST_TIMEOUT_MS = 10 * 60_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const WHOLE_LIST_TIMEOUT_MS = 10 * 60_000;
 
 /** The unpaged list's allowance: its time, and Lambda's 200 MB for a streamed answer rather than the usual 1 MiB. */
 export const WHOLE_LIST = { timeoutMs: WHOLE_LIST_TIMEOUT_MS, maxBytes: WHOLE_LIST_LIMIT_BYTES } as const;

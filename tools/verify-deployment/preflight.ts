@@ -7,12 +7,12 @@ import type { Credentials, HttpClient } from './types';
  * refused. Said in one line, before any check sends anything else: a refused password is sent once
  * per run, never once per check, so repeated runs with a wrong password cannot lock the account.
  */
-export class PreflightError extends Error {
+class PreflightError extends Error {
   override readonly name = 'PreflightError';
 }
 
 /** The command that lifts a lockout on `npm start` or with the stack's table (docs/operations.md). */
-export const unlockCommand = (username: string) => `npm run users -- unlock ${username}`;
+const unlockCommand = (username: string) => `npm run users -- unlock ${username}`;
 
 export interface PreflightOptions {
   baseUrl: string;

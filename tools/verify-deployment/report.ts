@@ -10,7 +10,7 @@ import type { CheckResult } from './types';
 export const formatResult = ({ outcome, name, detail }: CheckResult) =>
   `${outcome}  ${name}${detail ? `: ${escapeControl(detail)}` : ''}`;
 
-export const tally = (results: readonly CheckResult[]) => ({
+const tally = (results: readonly CheckResult[]) => ({
   passed: results.filter((result) => result.outcome === 'PASS').length,
   failed: results.filter((result) => result.outcome === 'FAIL').length,
   skipped: results.filter((result) => result.outcome === 'SKIP').length,

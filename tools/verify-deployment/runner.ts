@@ -1,7 +1,7 @@
 import { InterruptedError } from './http';
 import type { Check, CheckContext, CheckResult } from './types';
 
-export const GATEWAY_SKIP_REASON =
+const GATEWAY_SKIP_REASON =
   'needs the stack’s gateway responses (401 challenges, unknown-route 404), skipped by --skip-gateway-responses';
 
 export interface RunOptions {

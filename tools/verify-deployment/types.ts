@@ -74,7 +74,7 @@ export interface Check {
   run: (context: CheckContext) => Promise<string | undefined>;
 }
 
-export type Outcome = 'PASS' | 'FAIL' | 'SKIP';
+type Outcome = 'PASS' | 'FAIL' | 'SKIP';
 
 export interface CheckResult {
   name: string;

@@ -64,8 +64,8 @@ export const streamPageItems = (keys: number): number =>
   Math.max(1, Math.floor(LIST_MERGE_BUDGET_BYTES / (PAGES_HELD_PER_KEY * keys * MAX_BOOK_ITEM_BYTES)));
 
 export const bookRangeOf = (id: number) => Math.floor(id / BOOK_RANGE_SIZE);
-export const authorShardOf = (id: number) => id % AUTHOR_SHARDS;
-export const yearShardOf = (id: number) => id % YEAR_SHARDS;
+const authorShardOf = (id: number) => id % AUTHOR_SHARDS;
+const yearShardOf = (id: number) => id % YEAR_SHARDS;
 export const bookPartition = (range: number) => `${BOOK_PARTITION_PREFIX}${range}`;
 export const bookKey = (id: number) => ({ pk: bookPartition(bookRangeOf(id)), sk: id });
 
@@ -74,7 +74,7 @@ export const bookKey = (id: number) => ({ pk: bookPartition(bookRangeOf(id)), sk
  * range has been opened, so a Query that reads a range to its end learns whether the list goes on.
  */
 export const rangeMarkKey = (range: number) => ({ pk: bookPartition(range), sk: (range + 1) * BOOK_RANGE_SIZE - 0.5 });
-export const RANGE_MARK_ATTRIBUTE = 'rangeMark';
+const RANGE_MARK_ATTRIBUTE = 'rangeMark';
 export const rangeMarkItem = (range: number) => ({ ...rangeMarkKey(range), [RANGE_MARK_ATTRIBUTE]: true });
 export const isRangeMark = (item: Record<string, unknown>) => item[RANGE_MARK_ATTRIBUTE] === true;
 /** A book's key: a range's partition and a whole id (an end mark's sort key is never whole; claims, blocks and key records have other partitions). */

@@ -9,7 +9,7 @@ import { itemAsItWas } from './update-expressions';
 /** A quiet container's reservation: a container that creates two books and ends leaves no gap. */
 export const MIN_ID_BLOCK = 2;
 /** How much larger the next block is when a container used its block up within ID_BLOCK_GROW_WINDOW_MS. */
-export const ID_BLOCK_GROWTH = 4;
+const ID_BLOCK_GROWTH = 4;
 export const ID_BLOCK_GROW_WINDOW_MS = 20_000;
 /** Attempts at reserving a whole aligned range before taking an unaligned block of the same size. */
 const ALIGNED_ATTEMPTS = 4;

@@ -15,7 +15,7 @@ export const SCHEMA_VERSION = 1;
  */
 export const OLDEST_SERVED_SCHEMA_VERSION = 1;
 
-export const SCHEMA_VERSION_ATTRIBUTE = 'schemaVersion';
+const SCHEMA_VERSION_ATTRIBUTE = 'schemaVersion';
 export const MIGRATE_COMMAND = 'npm run data:migrate';
 
 /** A table's version as the id-blocks item records it: 0 for a table no migration has stamped. */

@@ -2,7 +2,7 @@ import { type Browser, chromium } from 'playwright-core';
 import type { Answer, Cell } from '../cell';
 
 /** Debian's Chromium (tools/install-chromium.sh), as test/browser/api-reference.test.ts launches it. */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 export const launchChromium = () =>
   chromium.launch({

@@ -17,12 +17,12 @@ export interface Denial {
 }
 
 /** The check could not evaluate a call (an action or resource IAM does not know): never a silent pass. */
-export class PermissionCheckError extends Error {
+class PermissionCheckError extends Error {
   override readonly name = 'PermissionCheckError';
 }
 
 /** The ARN a recorded call is authorised on: its table's (the stack's own name for it) or that index's. */
-export const resourceOf = (call: RecordedCall, roles: StackRoles): string => {
+const resourceOf = (call: RecordedCall, roles: StackRoles): string => {
   const table = call.table ? roles.tables[call.table] : `arn:aws:dynamodb:eu-west-1:${ACCOUNT}:table/${call.tableName}`;
   return call.indexName ? `${table}/index/${call.indexName}` : table;
 };

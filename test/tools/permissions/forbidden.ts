@@ -88,7 +88,7 @@ export const forbiddenCalls = (fn: string, roles: StackRoles): Probe[] =>
   );
 
 /** A statement of a role, by policy and position, as the template writes it. */
-export interface StatementRef {
+interface StatementRef {
   policy: string;
   statement: number;
   text: PolicyStatement;

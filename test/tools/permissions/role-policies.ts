@@ -17,7 +17,7 @@ export interface PolicyStatement {
   Condition?: Record<string, Record<string, string | string[]>>;
 }
 
-export interface PolicyDocument {
+interface PolicyDocument {
   Version: string;
   Statement: PolicyStatement[];
 }
@@ -94,7 +94,7 @@ const resolver = (resources: Record<string, Resource>) => {
 const roleIdOf = (role: unknown): string | undefined => (role as { 'Fn::GetAtt'?: [string] })['Fn::GetAtt']?.[0];
 
 /** Every function's role policies in a template, found by the functions' logical ids. */
-export const rolesOfTemplate = (
+const rolesOfTemplate = (
   template: { Resources: Record<string, Resource> },
   functionIds: Record<string, string>,
   tableIds: Record<TableKind, string>,
@@ -128,7 +128,7 @@ export const rolesOfTemplate = (
 };
 
 /** The stack's variants the check covers by default: as deployed, and with the buffered list. */
-export const DEFAULT_STACK_PROPS: BookLibraryStackProps = {
+const DEFAULT_STACK_PROPS: BookLibraryStackProps = {
   stage: 'dev',
   retainData: false,
   realm: 'books',
