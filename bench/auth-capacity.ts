@@ -1,5 +1,5 @@
-import { userRecord } from '../admin/user-records';
 import { FUNCTION_MEMORY_MB } from '../infra/constructs/route-function';
+import { userRecord } from '../ops/user-records';
 import { Authenticator } from '../shared/auth/authenticator';
 import { NonceCodec } from '../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../shared/auth/types';

@@ -7,7 +7,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { userRecord } from '../admin/user-records';
+import { userRecord } from '../ops/user-records';
 import { NONCE_KEY_NAME } from '../shared/auth/nonce';
 import { requestFingerprint } from '../shared/books/idempotency';
 import { normalizeAuthor } from '../shared/books/normalize';

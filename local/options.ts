@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { parseRoleList, parseUserList, roleOf } from '../admin/user-records';
+import { parseRoleList, parseUserList, roleOf } from '../ops/user-records';
 import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../shared/auth/lockout';
 import { LOCAL_DEFAULT_ROLE, ROLE_CHOICES, type Role } from '../shared/auth/roles';
 import {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { userRecord } from '../admin/user-records';
+import { userRecord } from '../ops/user-records';
 import { toEnvironment } from '../shared/config';
 import { bookEventNames } from '../shared/events/names';
 import { DynamoUserStore } from '../shared/store/auth/dynamodb-user-store';

@@ -8,7 +8,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { runMigrations } from '../admin/migrations/run';
+import { runMigrations } from '../ops/migrations/run';
 import { DEFAULTS } from '../shared/config';
 import { AUTH_TABLE, BOOKS_TABLE, type KeyAttribute, type TableDefinition } from '../shared/store/tables';
 

@@ -1,5 +1,5 @@
-import { checkBooksTable } from '../admin/invariants';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
+import { checkBooksTable } from '../ops/invariants';
 import { parseCommandLine, runTool } from './cli';
 import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
 

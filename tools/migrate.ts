@@ -1,6 +1,6 @@
-import { runMigrations } from '../admin/migrations/run';
-import { MIGRATION_STEPS } from '../admin/migrations/steps';
 import { DEFAULT_TABLE_NAMES } from '../local/tables';
+import { runMigrations } from '../ops/migrations/run';
+import { MIGRATION_STEPS } from '../ops/migrations/steps';
 import { OLDEST_SERVED_SCHEMA_VERSION, SCHEMA_VERSION } from '../shared/store/books/schema-version';
 import { parseCommandLine, runTool, UsageError } from './cli';
 import { booksTableOf, DATABASE_OPTIONS, openDatabase } from './database';
@@ -10,7 +10,7 @@ const COMMAND = 'npm run data:migrate --';
 const HELP = `Usage: npm run data:migrate -- [options]
 
 Brings the books table towards schemaVersion ${SCHEMA_VERSION}, the version this code writes: runs in order the
-steps under admin/migrations/ above the table's schemaVersion (kept on its id-blocks item) that are
+steps under ops/migrations/ above the table's schemaVersion (kept on its id-blocks item) that are
 due in the phase asked for, records each as it ends, and names the due steps it leaves. This code
 serves tables from schemaVersion ${OLDEST_SERVED_SCHEMA_VERSION}; a table older answers 503 with Retry-After and logs a line
 naming this command. The upgrade (docs/operations.md): --phase before, deploy, --phase after.

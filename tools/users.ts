@@ -1,6 +1,6 @@
-import { generateSecret, passwordProblem } from '../admin/password-rules';
-import { isValidUsername, userRecord } from '../admin/user-records';
 import { DEFAULT_TABLE_NAMES, ensureTables } from '../local/tables';
+import { generateSecret, passwordProblem } from '../ops/password-rules';
+import { isValidUsername, userRecord } from '../ops/user-records';
 import { lockedEverywhereUntil, lockedSources } from '../shared/auth/account-failures';
 import type { LockoutPolicy } from '../shared/auth/lockout';
 import { parseRole, ROLE_CHOICES, type Role, roleOrReader, UnknownRoleError } from '../shared/auth/roles';

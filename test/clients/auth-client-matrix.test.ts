@@ -98,7 +98,7 @@ const measureOffer = async (offer: Offer, versions: string[]) => {
   // The authorizer builds its authenticator once per process: fresh modules read the new offer.
   vi.resetModules();
   const { startLocalApi } = await import('../support/local-api');
-  const { userRecord } = await import('../../admin/user-records');
+  const { userRecord } = await import('../../ops/user-records');
   const { DynamoUserStore } = await import('../../shared/store/auth/dynamodb-user-store');
   const api = await startLocalApi({ env: { DIGEST_ALGORITHM: offer.digest, BASIC_CHALLENGE: offer.basic } });
   try {

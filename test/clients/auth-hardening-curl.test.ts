@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 import { requireTools } from './required-tools';

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
-import { userRecord } from '../../admin/user-records';
+import { checkBooksTable } from '../../ops/invariants';
+import { userRecord } from '../../ops/user-records';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { demoClient } from '../support/demo-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
+import { checkBooksTable } from '../../ops/invariants';
 import { apiClient } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 import { captureLogs } from '../support/log-capture';

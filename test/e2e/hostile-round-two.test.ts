@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
+import { checkBooksTable } from '../../ops/invariants';
 import { apiClient } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 import { closedByServer, openSocket, rawHttp, rawRequest } from '../support/raw-http';

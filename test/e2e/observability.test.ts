@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import { digestResponse, ha1 } from '../../shared/auth/digest';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { startLocalApi } from '../support/local-api';

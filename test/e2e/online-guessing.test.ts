@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { DEMO, startLocalApi } from '../support/local-api';
 import { runTool } from '../support/tool-process';

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { GuessingLimit } from '../../shared/auth/guessing-limit';
 import { DEFAULT_LOCKOUT_POLICY } from '../../shared/auth/lockout';

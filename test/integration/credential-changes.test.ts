@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateSecret } from '../../admin/password-rules';
-import { userRecord } from '../../admin/user-records';
+import { generateSecret } from '../../ops/password-rules';
+import { userRecord } from '../../ops/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { Role } from '../../shared/auth/roles';

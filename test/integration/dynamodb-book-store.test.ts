@@ -1,8 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
 import { seedBooks } from '../../bench/seed';
+import { checkBooksTable } from '../../ops/invariants';
 import { BOOK_FIELDS } from '../../shared/books/book-schema';
 import {
   BookNotFoundError,

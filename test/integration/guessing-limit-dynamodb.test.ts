@@ -1,7 +1,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { MAX_AUTHORIZATION_LENGTH } from '../../shared/auth/authorization-header';
 import { sourceTag } from '../../shared/auth/client-address';

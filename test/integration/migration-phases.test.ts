@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runMigrations } from '../../admin/migrations/run';
-import type { MigrationStep } from '../../admin/migrations/step';
-import { MIGRATION_STEPS } from '../../admin/migrations/steps';
+import { runMigrations } from '../../ops/migrations/run';
+import type { MigrationStep } from '../../ops/migrations/step';
+import { MIGRATION_STEPS } from '../../ops/migrations/steps';
 import { ID_BLOCKS_KEY } from '../../shared/store/books/book-items';
 import { schemaVersionOf } from '../../shared/store/books/schema-version';
 import { createTestTables } from '../support/dynamodb';

@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { basicAuthorization } from '../../tools/http-auth/digest';
 import { createTestTables } from '../support/dynamodb';

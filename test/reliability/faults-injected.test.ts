@@ -6,8 +6,8 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
 import { bufferedHandler } from '../../local/streaming-response';
+import { checkBooksTable } from '../../ops/invariants';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
 import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 import { createTestTables } from '../support/dynamodb';

@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
-import { userRecord } from '../../admin/user-records';
 import { type LocalDatabase, startLocalDatabase } from '../../local/dynoxide';
 import { freePort } from '../../local/ports';
 import { createLocalServer } from '../../local/server';
 import { ensureTables } from '../../local/tables';
+import { checkBooksTable } from '../../ops/invariants';
+import { userRecord } from '../../ops/user-records';
 import { AUTHENTICATION_UNAVAILABLE_MESSAGE } from '../../shared/http/responses';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import {

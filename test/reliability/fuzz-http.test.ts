@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
+import { checkBooksTable } from '../../ops/invariants';
 import { apiClient } from '../support/api-client';
 import { fuzzSeed } from '../support/fuzz';
 import { contentTypeValue, digestParamValue, headerBytes, hostValue, oddBody } from '../support/fuzz-http';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
+import { checkBooksTable } from '../../ops/invariants';
 import { apiClient, digestAuthorization } from '../support/api-client';
 import { expectAllowedResponse } from '../support/contract';
 import { fuzzSeed, queryText, requestTarget } from '../support/fuzz';

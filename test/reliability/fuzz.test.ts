@@ -7,9 +7,9 @@ import type {
 } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
 import { accessDenied, isAllowed, toAuthorizerEvent } from '../../local/authorizer-gateway';
 import { bufferedHandler } from '../../local/streaming-response';
+import { checkBooksTable } from '../../ops/invariants';
 import { ROUTES } from '../../shared/api/routes';
 import { entityTag } from '../../shared/http/preconditions';
 import { ALLOWED_STATUSES, expectAllowedResponse } from '../support/contract';

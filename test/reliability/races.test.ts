@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
+import { checkBooksTable } from '../../ops/invariants';
 import { apiClient, sendRequest } from '../support/api-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooksTable } from '../../admin/invariants';
+import { checkBooksTable } from '../../ops/invariants';
 import { apiClient } from '../support/api-client';
 import { startLocalApi } from '../support/local-api';
 import { BookModel, nextOperation, type Operation, prng, runScheduled } from '../support/workload';

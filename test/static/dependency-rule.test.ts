@@ -28,7 +28,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['shared/openapi'],
   // The Lambda entry points, the deployment (it names handler files only as strings of the route
   // table) and the operators' code; none imports another.
-  ['functions', 'infra', 'admin'],
+  ['functions', 'infra', 'ops'],
   ['local'],
   ['tools'],
   // The bench builds the stack's bundles and drives the local gateway.

@@ -73,7 +73,7 @@ const environmentReads = (file: string, text?: string): string[] => {
 const VARIABLES_THE_CODE_READS = [
   ...new Set([
     ...Object.values(ENV),
-    ...sourceFiles(['local', 'tools', 'admin']).flatMap((file) => environmentReads(file)),
+    ...sourceFiles(['local', 'tools', 'ops']).flatMap((file) => environmentReads(file)),
   ]),
 ].sort();
 

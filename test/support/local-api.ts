@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { userRecord } from '../../admin/user-records';
 import { createLocalServer, type LocalServerLimits } from '../../local/server';
+import { userRecord } from '../../ops/user-records';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { createTestTables } from './dynamodb';
 

@@ -5,7 +5,7 @@ import ts from 'typescript';
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
 /** The product's source folders (tests, generated and third-party code left out). */
-export const SOURCE_FOLDERS = ['functions', 'shared', 'infra', 'local', 'tools', 'bench', 'admin'] as const;
+export const SOURCE_FOLDERS = ['functions', 'shared', 'infra', 'local', 'tools', 'bench', 'ops'] as const;
 
 /** Every .ts file under the given folders, as paths from the project root with forward slashes. */
 export const sourceFiles = (folders: readonly string[] = SOURCE_FOLDERS): string[] => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findViolations } from '../../admin/invariants';
+import { findViolations } from '../../ops/invariants';
 import { MAX_BOOK_ID } from '../../shared/books/limits';
 import type { Book } from '../../shared/books/types';
 import { ID_BLOCKS_KEY, isbnClaimKey, rangeMarkItem, toBookItem } from '../../shared/store/books/book-items';

@@ -5,7 +5,6 @@ import { captureLogs } from '../support/log-capture';
 import { contextFor, proxyEventFor } from '../support/proxy-event';
 
 /** The function behind `/` and `/api`, as Lambda calls it with the event API Gateway sends. */
-Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true' });
 const { handler } = (await import('../../functions/api-index/handler')) as unknown as {
   handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 };

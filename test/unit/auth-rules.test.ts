@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isValidUsername, parseUserList, userRecord } from '../../admin/user-records';
+import { isValidUsername, parseUserList, userRecord } from '../../ops/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { parseAuthorization } from '../../shared/auth/authorization-header';
 import { constantTimeEqual, DEFAULT_DIGEST_OFFER, parseDigestOffer } from '../../shared/auth/digest';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import { Authenticator } from '../../shared/auth/authenticator';
 import { NonceCodec } from '../../shared/auth/nonce';
 import type { AuthRequest, AuthResult } from '../../shared/auth/types';

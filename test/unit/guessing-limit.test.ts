@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { userRecord } from '../../admin/user-records';
+import { userRecord } from '../../ops/user-records';
 import type { AccountFailures } from '../../shared/auth/account-failures';
 import { recordFor } from '../../shared/auth/account-failures';
 import { Authenticator } from '../../shared/auth/authenticator';

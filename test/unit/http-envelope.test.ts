@@ -18,7 +18,7 @@ import { contextFor, proxyEventFor, type RawRequest } from '../support/proxy-eve
  * responses point at, and the deadline before Lambda's timeout.
  */
 // INFO: the level the functions log at, where an event logged by mistake would show.
-Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'true' });
+Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO' });
 const { httpHandler, GIVE_UP_BEFORE_TIMEOUT_MS } = await import('../../shared/http/http-handler');
 const { jsonBody, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } = await import('../../shared/http/json-body');
 const { PayloadTooLargeError, ListTooLargeError, UnsupportedMediaTypeError } = await import('../../shared/http/errors');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateSecret, MIN_PASSWORD_LENGTH, passwordProblem } from '../../admin/password-rules';
+import { generateSecret, MIN_PASSWORD_LENGTH, passwordProblem } from '../../ops/password-rules';
 
 const alice = { username: 'alice', realm: 'books' };
 

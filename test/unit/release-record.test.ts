@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MIGRATION_STEPS } from '../../admin/migrations/steps';
+import { MIGRATION_STEPS } from '../../ops/migrations/steps';
 import { OLDEST_SERVED_SCHEMA_VERSION, SCHEMA_VERSION } from '../../shared/store/books/schema-version';
 import { lastRelease } from '../../tools/upgrade/release';
 

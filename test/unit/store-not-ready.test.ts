@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stepsToRun } from '../../admin/migrations/run';
-import type { MigrationStep } from '../../admin/migrations/step';
+import { stepsToRun } from '../../ops/migrations/run';
+import type { MigrationStep } from '../../ops/migrations/step';
 import { BookStoreNotReadyError } from '../../shared/books/errors';
 import type { HttpResponse } from '../../shared/http/types';
 import { SchemaVersionError } from '../../shared/store/errors';
@@ -13,7 +13,7 @@ import { contextFor, proxyEventFor } from '../support/proxy-event';
  * to migrate, so the client gets the contract's 503 with Retry-After and the log one line naming
  * the command. And which steps each phase of `npm run data:migrate` runs.
  */
-Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'true' });
+Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'INFO' });
 const { httpHandler } = await import('../../shared/http/http-handler');
 
 const logs = captureLogs();

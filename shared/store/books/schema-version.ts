@@ -5,7 +5,7 @@ import type { BookStoreContext } from './book-store-context';
 
 /**
  * The books table's shape this version reads and writes, kept on the id-blocks item. It equals the
- * number of the last step under admin/migrations/, which `npm run data:migrate` runs.
+ * number of the last step under ops/migrations/, which `npm run data:migrate` runs.
  */
 export const SCHEMA_VERSION = 1;
 
