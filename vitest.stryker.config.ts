@@ -26,6 +26,7 @@ export const FUNCTION_TESTS = [
   'test/integration/authorizer-faults.test.ts',
   'test/integration/list-variants.test.ts',
   'test/integration/custom-domain-digest.test.ts',
+  'test/integration/change-events-handler.test.ts',
 ] as const;
 const areas = (process.env.MUTATION_AREAS ?? '').split(',');
 const mutatingStore = areas.includes('store');

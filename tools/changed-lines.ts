@@ -29,7 +29,10 @@ export const parseUnifiedDiff = (diff: string): ChangedFile[] => {
   return files.filter((file) => file.ranges.length > 0);
 };
 
-/** The TypeScript lines changed since `base` under `folders`, committed or not (types.ts files hold no code). */
+/**
+ * The TypeScript lines changed since `base` under `folders`, committed or not (types.ts files hold no
+ * code). A renamed file counts only the lines its move changed.
+ */
 export const changedLinesSince = (base: string, folders: readonly string[]): ChangedFile[] => {
   const diff = execFileSync(
     'git',
@@ -38,7 +41,7 @@ export const changedLinesSince = (base: string, folders: readonly string[]): Cha
       'diff',
       '--unified=0',
       '--no-color',
-      '--no-renames',
+      '--find-renames',
       base,
       '--',
       ...folders.map((path) => (path.endsWith('.ts') ? path : `${path}*.ts`)),
