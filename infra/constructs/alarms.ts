@@ -29,10 +29,21 @@ const ITERATOR_AGE_ALARM_MINUTES = 5;
 
 const PERIOD = Duration.minutes(5);
 
+/** An alarm raised by any count above zero in one period: each such event needs an operator's look. */
+const onAnyIn = (group: Construct, id: string, alarmDescription: string, metric: cloudwatch.IMetric) =>
+  new cloudwatch.Alarm(group, id, {
+    alarmDescription,
+    metric,
+    threshold: 0,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+
 /**
  * The alarms an operator needs first: clients getting 5xx, Lambda refusing invocations (throttles:
- * account or reserved concurrency exhausted; one alarm per function), the authorizer failing (which turns every protected
- * request into a 500), and accounts being locked out at a rate a few mistyped passwords do not
+ * account or reserved concurrency exhausted; one alarm per function), the authorizer failing (which
+ * turns every protected request into a 503), and accounts being locked out at a rate a few mistyped passwords do not
  * reach (someone guessing, or locking users out on purpose). Missing data counts as fine: no
  * traffic is not an outage.
  */
@@ -67,25 +78,20 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
     }),
     // One alarm per function, not one sum over all of them: an alarm on metric math may read at most
     // 10 metrics (a hard CloudWatch limit), and each route adds a function.
-    ...Object.entries(props.functions).map(
-      ([name, fn]) =>
-        new cloudwatch.Alarm(group, `${name}Throttles`, {
-          alarmDescription: `The ${name} function was throttled (concurrency exhausted) in the last 5 minutes`,
-          metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-          threshold: 0,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
+    ...Object.entries(props.functions).map(([name, fn]) =>
+      onAnyIn(
+        group,
+        `${name}Throttles`,
+        `The ${name} function was throttled (concurrency exhausted) in the last 5 minutes`,
+        fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+      ),
     ),
-    new cloudwatch.Alarm(group, 'AuthorizerErrors', {
-      alarmDescription: 'The authorizer failed (not denied: failed) in the last 5 minutes; protected routes answer 500',
-      metric: props.authorizer.metricErrors({ period: PERIOD, statistic: 'Sum' }),
-      threshold: 0,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    }),
+    onAnyIn(
+      group,
+      'AuthorizerErrors',
+      'The authorizer failed (not denied: failed) in the last 5 minutes; protected routes answer 503',
+      props.authorizer.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+    ),
     new cloudwatch.Alarm(group, 'AccountLockouts', {
       alarmDescription:
         `${lockouts} or more accounts (known or not) were locked out by failed passwords in 5 minutes: ` +
@@ -121,15 +127,12 @@ const serviceAlarms = (group: Construct, props: AlarmProps) => {
  * an operator re-drives them, docs/operations.md).
  */
 const changeEventAlarms = (group: Construct, { function: fn, deadLetters }: AlarmProps['changeEvents']) => [
-  new cloudwatch.Alarm(group, 'ChangeEventsThrottles', {
-    alarmDescription:
-      'The change-events function was throttled (concurrency exhausted) in the last 5 minutes: events fall behind',
-    metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-    threshold: 0,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  }),
+  onAnyIn(
+    group,
+    'ChangeEventsThrottles',
+    'The change-events function was throttled (concurrency exhausted) in the last 5 minutes: events fall behind',
+    fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+  ),
   new cloudwatch.Alarm(group, 'ChangeEventsIteratorAge', {
     alarmDescription: `Change events are more than ${ITERATOR_AGE_ALARM_MINUTES} minutes behind the books table's writes`,
     metric: fn.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
@@ -138,27 +141,22 @@ const changeEventAlarms = (group: Construct, { function: fn, deadLetters }: Alar
     evaluationPeriods: 5,
     treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
   }),
-  new cloudwatch.Alarm(group, 'ChangeEventsNotPublished', {
-    alarmDescription: 'Change events could not be put on the bus in the last 5 minutes (Lambda retries them)',
-    metric: new cloudwatch.Metric({
+  onAnyIn(
+    group,
+    'ChangeEventsNotPublished',
+    'Change events could not be put on the bus in the last 5 minutes (Lambda retries them)',
+    new cloudwatch.Metric({
       namespace: DEFAULTS.metricsNamespace,
       metricName: METRIC.unpublishedChangeEvent,
       dimensionsMap: { [DIMENSION.service]: DEFAULTS.serviceName },
       period: PERIOD,
       statistic: 'Sum',
     }),
-    threshold: 0,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  }),
-  new cloudwatch.Alarm(group, 'ChangeEventsDeadLetters', {
-    alarmDescription:
-      'A batch of book changes was given up: its events were not published (docs/operations.md, re-drive)',
-    metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
-    threshold: 0,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  }),
+  ),
+  onAnyIn(
+    group,
+    'ChangeEventsDeadLetters',
+    'A batch of book changes was given up: its events were not published (docs/operations.md, re-drive)',
+    deadLetters.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+  ),
 ];
