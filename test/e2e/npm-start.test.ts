@@ -110,7 +110,7 @@ describe('npm start', () => {
       .output()
       .split('\n')
       .filter((line) => line.trim() !== '' && !line.startsWith('>'));
-    expect(own[0]).toMatch(/^Note: LOCAL_ROLES is not set, so every LOCAL_USERS user \(demo\) is an ops/);
+    expect(own[0]).toMatch(/^Note: LOCAL_ROLES is not set, so every LOCAL_USERS user \(demo\) is an admin/);
     expect((await fetch(base)).status).toBe(401);
     const created = await fetch(base, {
       method: 'POST',
