@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { keepBookServicesWith } from '../functions/books/wiring';
 import type { BookService } from '../shared/books/book-service';
 import { runningFunction } from './running-function';
 
@@ -16,21 +17,20 @@ let kept: Promise<void> | undefined;
  * one process: this keeps one service per function there, from outside the functions' bundles.
  */
 export const keepBookServicesPerFunction = (root: string): Promise<void> => {
-  const wiring = resolve(root, BOOK_WIRING);
+  const wiringPath = resolve(root, BOOK_WIRING);
   // A root of stand-in handlers may have no book functions at all.
-  if (!existsSync(wiring)) return Promise.resolve();
+  if (!existsSync(wiringPath)) return Promise.resolve();
   // By file URL, as local/invocation.ts imports the handlers: the very module they are wired by.
-  kept ??= import(pathToFileURL(wiring).href).then(
-    ({ keepBookServicesWith }: typeof import('../functions/books/wiring')) =>
-      keepBookServicesWith((build) => {
-        const name = runningFunction();
-        let service = services.get(name);
-        if (!service) {
-          service = build();
-          services.set(name, service);
-        }
-        return service;
-      }),
+  kept ??= import(pathToFileURL(wiringPath).href).then((wiring: { keepBookServicesWith: typeof keepBookServicesWith }) =>
+    wiring.keepBookServicesWith((build) => {
+      const name = runningFunction();
+      let service = services.get(name);
+      if (!service) {
+        service = build();
+        services.set(name, service);
+      }
+      return service;
+    }),
   );
   return kept;
 };
