@@ -21,16 +21,17 @@ export const keepBookServicesPerFunction = (root: string): Promise<void> => {
   // A root of stand-in handlers may have no book functions at all.
   if (!existsSync(wiringPath)) return Promise.resolve();
   // By file URL, as local/invocation.ts imports the handlers: the very module they are wired by.
-  kept ??= import(pathToFileURL(wiringPath).href).then((wiring: { keepBookServicesWith: typeof keepBookServicesWith }) =>
-    wiring.keepBookServicesWith((build) => {
-      const name = runningFunction();
-      let service = services.get(name);
-      if (!service) {
-        service = build();
-        services.set(name, service);
-      }
-      return service;
-    }),
+  kept ??= import(pathToFileURL(wiringPath).href).then(
+    (wiring: { keepBookServicesWith: typeof keepBookServicesWith }) =>
+      wiring.keepBookServicesWith((build) => {
+        const name = runningFunction();
+        let service = services.get(name);
+        if (!service) {
+          service = build();
+          services.set(name, service);
+        }
+        return service;
+      }),
   );
   return kept;
 };
