@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { startEventPipeline } from '../local/events/pipeline';
 import { readPosition } from '../local/events/position';
-import { ensureTables } from '../local/tables';
+import { ensureTables, type TableNames } from '../local/tables';
 import { BookService } from '../shared/books/book-service';
 import { bookEventOf } from '../shared/events/book-event';
 import { bookEventNames } from '../shared/events/names';
@@ -25,6 +25,8 @@ const ASSUMED_PUT_EVENTS_MS = 20;
 
 export interface ChangeEventsResult {
   changes: number;
+  /** Events the receiver got for those changes (each create publishes one). */
+  eventsReceived: number;
   eventsPerSecond: number;
   recordsPerChange: number;
   mapMicrosPerRecord: number;
@@ -47,8 +49,8 @@ export const measureChangeEvents = async (
   meter: DynamoMeter,
   changes: number,
   log: (line: string) => void,
+  names: TableNames = { books: 'bench-events-books', auth: 'bench-events-auth' },
 ): Promise<ChangeEventsResult> => {
-  const names = { books: 'bench-events-books', auth: 'bench-events-auth' };
   await ensureTables(createDynamoClient(endpoint), names);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-events-'));
   let delivered = 0;
@@ -98,6 +100,7 @@ export const measureChangeEvents = async (
     await waitFor(changes + 1);
     const seconds = (performance.now() - start) / 1000;
     await pipeline.stop();
+    const eventsReceived = delivered - 1;
     const records = Number(readPosition(dataDir)?.sequenceNumber) - before;
 
     const item = marshall(
@@ -114,6 +117,7 @@ export const measureChangeEvents = async (
     });
     return {
       changes,
+      eventsReceived,
       eventsPerSecond: changes / seconds,
       recordsPerChange: records / changes,
       mapMicrosPerRecord: (ms * 1000) / runs,
@@ -128,22 +132,31 @@ export const measureChangeEvents = async (
 
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 
-/** The measured figures and the modelled cost per million creates on AWS, as a markdown section. */
-export const renderChangeEvents = (result: ChangeEventsResult): string => {
+/** The modelled cost per million creates on AWS, in dollars, from the measured figures. */
+export const changeEventCosts = (result: ChangeEventsResult) => {
   const { memoryMb, batchSize, entriesPerPutEvents } = EVENTS_FUNCTION;
   const recordsPerMillion = 1e6 * result.recordsPerChange;
   const perBatchMs = (batch: number) =>
     durationMs((result.mapMicrosPerRecord * batch) / 1000, 0, memoryMb) +
     Math.ceil(batch / result.recordsPerChange / entriesPerPutEvents) * ASSUMED_PUT_EVENTS_MS;
-  const lambdaFull = (recordsPerMillion / batchSize / 1e6) * lambdaCostPerMillion(perBatchMs(batchSize), memoryMb);
-  const lambdaSingle = (1e6 / 1e6) * lambdaCostPerMillion(perBatchMs(result.recordsPerChange), memoryMb);
   const chunks = Math.ceil(result.eventBytes / PUT_EVENTS_CHUNK_BYTES);
-  const putEvents = chunks * PUT_EVENTS_PER_MILLION_CHUNKS;
-  const writes = dynamoCostPerMillion(0, result.writeUnitsPerChange);
+  return {
+    writes: dynamoCostPerMillion(0, result.writeUnitsPerChange),
+    lambdaFull: (recordsPerMillion / batchSize / 1e6) * lambdaCostPerMillion(perBatchMs(batchSize), memoryMb),
+    lambdaSingle: lambdaCostPerMillion(perBatchMs(result.recordsPerChange), memoryMb),
+    chunks,
+    putEvents: chunks * PUT_EVENTS_PER_MILLION_CHUNKS,
+  };
+};
+
+/** The measured figures and the modelled cost per million creates on AWS, as a markdown section. */
+export const renderChangeEvents = (result: ChangeEventsResult): string => {
+  const { memoryMb, batchSize } = EVENTS_FUNCTION;
+  const { writes, lambdaFull, lambdaSingle, chunks, putEvents } = changeEventCosts(result);
   return [
     '### Change events',
     '',
-    `Measured here: ${result.changes} creates written with the pipeline stopped, then delivered by \`npm start\`'s`,
+    `Measured here: ${result.changes} creates written with the pipeline stopped, then their ${result.eventsReceived} events delivered by \`npm start\`'s`,
     `local pipeline (Dynoxide's stream, one POST per event to a receiver on this machine) at **${Math.round(result.eventsPerSecond)} events a second**;`,
     `${result.recordsPerChange.toFixed(2)} stream records per create (the book, its ISBN claim, id blocks and end marks);`,
     `mapping ${result.mapMicrosPerRecord.toFixed(1)} µs per record; the largest event ${result.eventBytes} bytes.`,

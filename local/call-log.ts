@@ -2,8 +2,8 @@ import { appendFileSync } from 'node:fs';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { settingText } from '../shared/config';
 import { observeDynamoClients } from '../shared/store/dynamodb-client';
-import { runningFunction } from '../shared/store/running-function';
 import { AUTH_TABLE, BOOKS_TABLE, type TableDefinition } from '../shared/store/tables';
+import { runningFunction } from './running-function';
 
 /**
  * Every DynamoDB call a function makes under `npm start`, as IAM authorises it, appended as one JSON

@@ -16,11 +16,12 @@ import {
   requiresAuth,
 } from '../shared/api/routes';
 import { failure, GATEWAY_BODY_TOO_LARGE_MESSAGE } from '../shared/http/responses';
-import { runAsFunction } from '../shared/store/running-function';
 import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
 import { installCallLog } from './call-log';
+import { keepBookServicesPerFunction } from './function-services';
 import { exceedsInvokePayload, lambdaContext, toProxyEvent } from './gateway';
 import type { ResourceMatch, RouteMatch } from './route-matching';
+import { runAsFunction } from './running-function';
 import { invokeStreaming, isStreamingHandler, type StreamedProxyResult } from './streaming-response';
 
 // The functions run here record their DynamoDB calls when DYNAMODB_CALL_LOG names a file (npm run test:permissions).
@@ -66,7 +67,9 @@ export const functionInvoker = ({ root, publicReads, realm, answer, stage }: Inv
   const loadHandler = <T>(entry: string): Promise<T> => {
     let handler = modules.get(entry);
     if (!handler) {
-      handler = import(pathToFileURL(resolve(root, entry)).href).then((m) => m.handler);
+      handler = keepBookServicesPerFunction(root)
+        .then(() => import(pathToFileURL(resolve(root, entry)).href))
+        .then((m) => m.handler);
       modules.set(entry, handler);
     }
     return handler as Promise<T>;

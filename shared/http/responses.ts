@@ -52,16 +52,16 @@ export const CONTENDED_WRITE_MESSAGE =
   'The book is being changed by other requests at this moment; nothing was written, try again';
 
 /** Seconds a client is asked to wait before it repeats a write that lost its races. */
-const CONTENDED_RETRY_AFTER_SECONDS = 1;
+export const CONTENDED_RETRY_AFTER_SECONDS = 1;
 
 /** A write that kept losing races until its retries ran out: nothing written, worth repeating shortly. */
 export const contendedWrite = () =>
   failure(503, CONTENDED_WRITE_MESSAGE, { 'Retry-After': String(CONTENDED_RETRY_AFTER_SECONDS) });
 
-const STORE_NOT_READY_MESSAGE = 'The service is being upgraded and cannot serve books at this moment; try again';
+export const STORE_NOT_READY_MESSAGE = 'The service is being upgraded and cannot serve books at this moment; try again';
 
 /** Seconds a client is asked to wait while an operator finishes an upgrade step. */
-const STORE_NOT_READY_RETRY_AFTER_SECONDS = 30;
+export const STORE_NOT_READY_RETRY_AFTER_SECONDS = 30;
 
 /** The data is not yet in a shape this version serves (an upgrade step is due): nothing done, try later. */
 export const storeNotReady = () =>

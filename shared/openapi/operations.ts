@@ -15,8 +15,9 @@ const NOT_FOUND = { description: 'No book has this id (no body)' };
 const CLIENT_FIELDS = `${BOOK_INPUT_FIELDS.slice(0, -1).join(', ')} and ${BOOK_INPUT_FIELDS.at(-1)}`;
 const ISBN_TAKEN = { description: 'Another book has this ISBN (no body)' };
 const BODY_ERRORS = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
-/** Every write retries lost races; when they keep being lost, this. */
-const CONTENDED = { '503': response('ContendedWrite') };
+/** Every write retries lost races; when they keep being lost, 503. Every book operation refuses a table too old. */
+const WRITE_UNAVAILABLE = ['contended', 'upgrading'] as const;
+const READ_UNAVAILABLE = ['upgrading'] as const;
 
 /** What If-Match adds to PUT, PATCH and DELETE. */
 const CONDITIONAL_WRITE = { '412': response('PreconditionFailed'), '428': response('PreconditionRequired') };
@@ -29,7 +30,6 @@ const UPDATE_RESPONSES = {
   '409': ISBN_TAKEN,
   ...CONDITIONAL_WRITE,
   ...BODY_ERRORS,
-  ...CONTENDED,
 };
 
 /** `/` and `/api` answer alike: where the reference, the document and the books are. */
@@ -89,6 +89,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '400': response('ValidationFailed'),
       '422': response('ListTooLarge'),
     },
+    unavailable: READ_UNAVAILABLE,
   },
   CreateBook: {
     summary: 'Create a book',
@@ -109,8 +110,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '409': ISBN_TAKEN,
       '422': response('IdempotencyKeyReused'),
       ...BODY_ERRORS,
-      ...CONTENDED,
     },
+    unavailable: WRITE_UNAVAILABLE,
   },
   GetBook: {
     summary: 'Read a book',
@@ -126,6 +127,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '400': response('ValidationFailed'),
       '404': NOT_FOUND,
     },
+    unavailable: READ_UNAVAILABLE,
   },
   ReplaceBook: {
     summary: 'Replace a book (createdAt kept, updatedAt set); a missing book is not created',
@@ -133,6 +135,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     body: 'BookInput',
     headers: ['If-Match', 'If-None-Match'],
     responses: UPDATE_RESPONSES,
+    unavailable: WRITE_UNAVAILABLE,
   },
   PatchBook: {
     summary: 'Change the supplied fields; updatedAt is refreshed when at least one is supplied',
@@ -141,6 +144,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     headers: ['If-Match', 'If-None-Match'],
     alsoAccept: [MERGE_PATCH_MEDIA_TYPE],
     responses: UPDATE_RESPONSES,
+    unavailable: WRITE_UNAVAILABLE,
   },
   DeleteBook: {
     summary: 'Delete a book',
@@ -152,8 +156,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
       '400': response('ValidationFailed'),
       '404': NOT_FOUND,
       ...CONDITIONAL_WRITE,
-      ...CONTENDED,
     },
+    unavailable: WRITE_UNAVAILABLE,
   },
   GetOpenApi: {
     summary: 'This document',

@@ -7,6 +7,7 @@ import { jsonSchema } from './json-schema';
 import { OPERATIONS } from './operations';
 import { ref, response } from './references';
 import type { OpenApiDocument, Operation } from './types';
+import { serviceUnavailable } from './unavailable';
 
 /**
  * The document's paths: one operation per route of the route table, its parameters from the valibot
@@ -52,6 +53,7 @@ const operation = (route: Route, publicReads: boolean): Operation => {
   const spec = OPERATIONS[route.name];
   const guarded = requiresAuth(route, publicReads);
   const role = guarded ? (route as RouteDefinition).role : undefined;
+  const unavailable = [...(spec.unavailable ?? []), ...(guarded ? (['authentication'] as const) : [])];
   const parameters = [
     ...pathParameters(route),
     ...(spec.query ? queryParameters() : []),
@@ -71,7 +73,7 @@ const operation = (route: Route, publicReads: boolean): Operation => {
       ...spec.responses,
       ...(guarded && { '401': response('Unauthorized') }),
       ...(role && role !== LOWEST_ROLE && { '403': response('Forbidden') }),
-      ...(guarded && !spec.responses['503'] && { '503': response('AuthenticationUnavailable') }),
+      ...(unavailable.length > 0 && { '503': serviceUnavailable(unavailable) }),
       '429': response('TooManyRequests'),
       '500': response('InternalError'),
     },

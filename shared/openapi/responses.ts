@@ -2,22 +2,10 @@ import { IdempotencyKeyReusedError } from '../books/errors';
 import { DEFAULT_LIST_MAX_BOOKS } from '../books/limits';
 import { ListTooLargeError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../http/errors';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MERGE_PATCH_MEDIA_TYPE } from '../http/json-body';
-import {
-  AUTHENTICATION_UNAVAILABLE_MESSAGE,
-  CONTENDED_WRITE_MESSAGE,
-  GATEWAY_BODY_TOO_LARGE_MESSAGE,
-  INTERNAL_ERROR_MESSAGE,
-} from '../http/responses';
+import { GATEWAY_BODY_TOO_LARGE_MESSAGE, INTERNAL_ERROR_MESSAGE } from '../http/responses';
 import { errorBody, errorBodyOrGateway, gatewayErrorBody } from './error-bodies';
 import { ETAG } from './headers';
 import { jsonContent, ref } from './references';
-
-const RETRY_AFTER = {
-  'Retry-After': {
-    description: 'Seconds to wait before repeating the request',
-    schema: { type: 'integer', minimum: 0 },
-  },
-};
 
 /** components.responses: the answers several operations share, each described once. */
 export const responses = () => ({
@@ -72,23 +60,6 @@ export const responses = () => ({
   ListTooLarge: {
     description: `The unpaged list would hold more books than the deployment lists in one response (${DEFAULT_LIST_MAX_BOOKS.toLocaleString('en-US')} by default, \`listMaxBooks\`); ask for pages with \`limit\``,
     content: jsonContent(errorBody(422, new ListTooLargeError().message)),
-  },
-  ContendedWrite: {
-    description:
-      'Other requests kept changing the book until the retries ran out, or the credentials could not be checked: nothing was written; repeat after `Retry-After`',
-    headers: RETRY_AFTER,
-    content: jsonContent(
-      errorBodyOrGateway(
-        errorBody(503, CONTENDED_WRITE_MESSAGE),
-        gatewayErrorBody(503, AUTHENTICATION_UNAVAILABLE_MESSAGE),
-      ),
-    ),
-  },
-  AuthenticationUnavailable: {
-    description:
-      'The credentials could not be checked at this moment (answered by API Gateway for the authorizer); repeat after `Retry-After`',
-    headers: RETRY_AFTER,
-    content: jsonContent(gatewayErrorBody(503, AUTHENTICATION_UNAVAILABLE_MESSAGE)),
   },
   TooManyRequests: {
     description: 'Stage throttling limit reached (answered by API Gateway)',

@@ -1,3 +1,5 @@
+import type { UnavailableCause } from './unavailable';
+
 /** The shapes the OpenAPI modules build and the tests read. */
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
 
@@ -14,7 +16,7 @@ export interface Operation {
   responses: Record<string, Record<string, unknown>>;
 }
 
-type Status = '200' | '201' | '204' | '304' | '400' | '404' | '409' | '412' | '413' | '415' | '422' | '428' | '503';
+type Status = '200' | '201' | '204' | '304' | '400' | '404' | '409' | '412' | '413' | '415' | '422' | '428';
 
 /** Request headers an operation reads, each described once in HEADER_PARAMETERS. */
 export type RequestHeader = 'If-Match' | 'If-None-Match' | 'Idempotency-Key';
@@ -30,5 +32,7 @@ export interface OperationSpec {
   query?: boolean;
   headers?: RequestHeader[];
   responses: Partial<Record<Status, Record<string, unknown>>>;
+  /** Why the operation itself may answer 503 (paths.ts adds the authorizer's cause where credentials are needed). */
+  unavailable?: readonly UnavailableCause[];
   tag?: string;
 }

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueBook } from '../../bench/catalogue';
 import { seedBooks } from '../../bench/seed';
 import { createPatientDocumentClient } from '../support/dynamodb';
+import { catchFunctionClients } from '../support/function-client';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 /**
@@ -16,20 +17,23 @@ import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 const BOOKS = 3_000;
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;
-let client: DynamoDBDocumentClient;
+/** The clients the authorizer and the list function made: the list's fails, the authorizer reads no books. */
+let clients: DynamoDBClient[];
 
 beforeAll(async () => {
   api = await startLocalApi();
   await seedBooks(createPatientDocumentClient(api.tables.endpoint), api.tables.names.books, 1, BOOKS, catalogueBook, {
     parallel: 4,
   });
-  // The module the server loads the list handler's wiring from, so the client is the handler's own.
-  const wiring = await import(pathToFileURL(resolve('functions/books/wiring.ts')).href);
-  client = wiring.booksDocumentClient();
+  // The module the server's handlers make their clients with (loaded by file URL, as the server loads them).
+  const { observeDynamoClients } = await import(pathToFileURL(resolve('shared/store/dynamodb-client.ts')).href);
+  clients = await catchFunctionClients(observeDynamoClients, () =>
+    fetch(`${api.baseUrl}/api/books?limit=1`, { headers: { authorization: BASIC_DEMO } }),
+  );
 }, 120_000);
 
 afterEach(() => {
-  client.middlewareStack.remove('failListReads');
+  for (const client of clients) client.middlewareStack.remove('failListReads');
 });
 
 afterAll(() => api.close());
@@ -37,16 +41,18 @@ afterAll(() => api.close());
 /** Fails every Query that reads books (not the COUNT pass) after the first `healthy` of them. */
 const failListReadsAfter = (healthy: number) => {
   let reads = 0;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as Record<string, unknown>;
-      if (context.commandName === 'QueryCommand' && input.Select !== 'COUNT' && ++reads > healthy) {
-        throw Object.assign(new Error('DynamoDB went away'), { name: 'InternalServerError' });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'failListReads' },
-  );
+  for (const client of clients) {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, unknown>;
+        if (context.commandName === 'QueryCommand' && input.Select !== 'COUNT' && ++reads > healthy) {
+          throw Object.assign(new Error('DynamoDB went away'), { name: 'InternalServerError' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failListReads' },
+    );
+  }
 };
 
 /** The status, what arrived, and the error the transfer ended with (undefined when it ended cleanly). */

@@ -18,6 +18,7 @@ const EXPECTED: [file: string, outcome: number | 'Allow' | 'Deny'][] = [
   ['patch-book.json', 200],
   ['delete-book.json', 204],
   ['get-openapi.json', 200],
+  ['get-asyncapi.json', 200],
   ['authorizer-basic.json', 'Allow'],
   ['authorizer-no-credentials.json', 'Deny'],
 ];

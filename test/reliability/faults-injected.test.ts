@@ -1,4 +1,5 @@
 import {
+  type DynamoDBClient,
   ThrottlingException,
   TransactionCanceledException,
   TransactionConflictException,
@@ -9,8 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bufferedHandler } from '../../local/streaming-response';
 import { checkBooksTable } from '../../ops/invariants';
 import { DynamoBookStore } from '../../shared/store/books/dynamodb-book-store';
-import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
+import { CLIENT_LIMITS, DYNAMODB_CALL_WORST_CASE_MS, observeDynamoClients } from '../../shared/store/dynamodb-client';
 import { createTestTables } from '../support/dynamodb';
+import { catchFunctionClients, documentClientOn } from '../support/function-client';
 import { captureLogs } from '../support/log-capture';
 import { contextFor, proxyEventFor } from '../support/proxy-event';
 
@@ -43,7 +45,10 @@ beforeAll(async () => {
     remove: import('../../functions/books/delete'),
   };
   for (const [name, module] of Object.entries(modules)) handlers[name] = bufferedHandler((await module).handler);
-  client = (await import('../../functions/books/wiring')).booksDocumentClient();
+  // The handlers' client, made on their first call; its middleware stack is where faults go in.
+  const [made, ...others] = await catchFunctionClients(observeDynamoClients, () => call('get', 'GET', '/api/books/1'));
+  expect(others).toEqual([]);
+  client = documentClientOn(made as DynamoDBClient);
 });
 afterEach(async () => {
   client.middlewareStack.remove('faultInjection');

@@ -188,6 +188,7 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
       'patch-book.json',
       'delete-book.json',
       'get-openapi.json',
+      'get-asyncapi.json',
       'authorizer-basic.json',
       'authorizer-no-credentials.json',
     ];
@@ -255,6 +256,18 @@ describe('sam local invoke, every sample event under events/ (in order, on a fre
     const document = JSON.parse(response.body);
     expect(document.openapi).toMatch(/^3\./);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/books', '/api/books/{id}']));
+  });
+
+  it('get-asyncapi.json: 200 with the AsyncAPI document naming the three book.* event types', async () => {
+    const response = await invoke(routeOf('get-asyncapi.json'), 'get-asyncapi.json');
+    expect(response.statusCode).toBe(200);
+    const document = JSON.parse(response.body);
+    expect(document.asyncapi).toMatch(/^3\./);
+    expect(Object.values(document.components.messages).map((message) => (message as { name: string }).name)).toEqual([
+      'com.example.library.book.created',
+      'com.example.library.book.updated',
+      'com.example.library.book.deleted',
+    ]);
   });
 
   it('authorizer-basic.json: Allow for the demo user', async () => {

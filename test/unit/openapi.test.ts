@@ -1,7 +1,11 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, requiresAuth } from '../../shared/api/routes';
+import { BookStoreNotReadyError } from '../../shared/books/errors';
 import { BookQuerySchema } from '../../shared/books/schemas';
+import { responseForError } from '../../shared/http/error-responses';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import type { Operation } from '../../shared/openapi/types';
 
@@ -158,6 +162,29 @@ describe('OpenAPI document and route table', () => {
     expect(input.properties.publicationYear).toMatchObject({ type: 'integer', minimum: 1000 });
     const patch = resolve('#/components/schemas/BookPatch') as { required?: string[] };
     expect(patch.required).toBeUndefined();
+  });
+
+  it('documents the 503 of a table too old for the code on every book operation, as the code answers it', () => {
+    const answer = responseForError(new BookStoreNotReadyError('Table books has schemaVersion 0'));
+    const body = JSON.parse(String(answer?.body));
+    const ajv = addFormats(new Ajv({ strict: false }));
+    for (const publicReads of [false, true]) {
+      const books = operations(buildOpenApiDocument({ publicReads })).filter(({ op }) => op.tags.includes('books'));
+      expect(books.length).toBeGreaterThanOrEqual(6);
+      for (const { path, method, op } of books) {
+        const unavailable = op.responses['503'] as {
+          headers?: object;
+          content?: { 'application/json': { schema: object } };
+        };
+        expect(unavailable?.headers, `${method} ${path}`).toHaveProperty('Retry-After');
+        expect(answer?.headers).toHaveProperty('Retry-After');
+        if (method === 'HEAD') continue; // as for GET, without the body
+        expect(
+          ajv.validate(unavailable.content?.['application/json'].schema ?? false, body),
+          `${method} ${path}: ${JSON.stringify(body)}`,
+        ).toBe(true);
+      }
+    }
   });
 
   it('is structurally sound: version, resolvable $refs, path parameters matching the templates, described responses', () => {
