@@ -103,7 +103,7 @@ beforeAll(async () => {
       DYNAMODB_HOST: engine.bridgeAddress,
       DYNAMODB_PORT: String(dynamoPort),
       LOCAL_USERS: 'demo:demo,rita:rita-pass',
-      LOCAL_ROLES: 'rita=reader',
+      LOCAL_ROLES: 'demo=admin,rita=reader',
     },
     90_000,
   );
