@@ -47,7 +47,9 @@ const send = (i: number, localAddress: string, authorization?: string) =>
   new Promise<{ status: number; challenge: string }>((resolve, reject) => {
     const server = servers[i % SERVERS] as ServerProcess;
     const headers = authorization === undefined ? {} : { authorization };
-    const sent = request(`${server.baseUrl}/api/books?limit=1`, { headers, localAddress }, (response) => {
+    // A connection per request: a pooled one the server closed after its keep-alive timeout, while a
+    // slow burst ran, would be reused and reset (ECONNRESET), which says nothing about the limit.
+    const sent = request(`${server.baseUrl}/api/books?limit=1`, { headers, localAddress, agent: false }, (response) => {
       response.resume();
       response.on('end', () =>
         resolve({ status: response.statusCode ?? 0, challenge: String(response.headers['www-authenticate']) }),
