@@ -294,6 +294,20 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
     );
   });
 
+  it('GET /api/asyncapi.json with any query string and Host header', async () => {
+    const host = fc.oneof(fc.constant('127.0.0.1:3000'), fc.domain(), fc.string({ maxLength: 40 }));
+    await fc.assert(
+      fc.asyncProperty(queryText, host, async (query, hostHeader) => {
+        await invoke('GetAsyncApi', {
+          method: 'GET',
+          target: requestTarget('/api/asyncapi.json', query),
+          headers: { host: hostHeader },
+        });
+      }),
+      params,
+    );
+  });
+
   it('GET /api/docs with any query string, and GET /api/docs/{asset} with any asset name', async () => {
     const asset = fc.oneof(
       fc.constantFrom('swagger-ui-bundle.js', 'swagger-ui.css', 'index.html', '..%2Fpackage.json'),
