@@ -1,10 +1,14 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bookEventOf } from '../../shared/events/book-event';
+import { bookEventNames } from '../../shared/events/names';
+import type { HttpResponse } from '../../shared/http/types';
 import { buildAsyncApiDocument } from '../../shared/openapi/asyncapi';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { bookKey, toBookItem } from '../../shared/store/books/book-items';
 import { asyncApiEventCheck, parseAsyncApi } from '../support/asyncapi';
+import { contextFor, proxyEventFor } from '../support/proxy-event';
 
 const names = { typePrefix: 'org.example.catalogue', source: 'test-library' };
 const document = buildAsyncApiDocument(names);
@@ -62,5 +66,20 @@ describe('the AsyncAPI document of the change events', () => {
     expect(check({ ...event, type: 'org.example.catalogue.book.lent' })).toEqual([
       'no message for type org.example.catalogue.book.lent',
     ]);
+  });
+});
+
+describe('the function that serves the AsyncAPI document', () => {
+  it('answers GET with the document of the configured event names, the same on every invocation', async () => {
+    const { handler } = await import('../../functions/asyncapi/handler');
+    const serve = handler as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
+    const event = proxyEventFor({ method: 'GET', target: '/api/asyncapi.json' }) as APIGatewayProxyEvent;
+    for (let invocation = 0; invocation < 2; invocation += 1) {
+      const response = await serve(event, contextFor(event));
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body)).toStrictEqual(
+        JSON.parse(JSON.stringify(buildAsyncApiDocument(bookEventNames()))),
+      );
+    }
   });
 });
