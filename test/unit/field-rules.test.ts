@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { bookSchemaOf } from '../../shared/books/book-schema';
 import { jsonSchemaOf } from '../../shared/books/documented-checks';
-import { allowedValues, optionalTextField, requiredText } from '../../shared/books/field-rules';
+import { allowedValues, optionalTextField, present, requiredText } from '../../shared/books/field-rules';
 
 /**
  * The field rules and what bookSchemaOf derives from them, each rule built inside its test: a field
@@ -68,7 +68,7 @@ describe('an optional text field', () => {
 describe('what bookSchemaOf derives from the field rules', () => {
   const fieldsOfEveryKind = () => ({
     title: requiredText('Title', 50),
-    year: v.pipe(v.unknown(), v.number('Year must be a number')),
+    year: v.pipe(v.unknown(), present('Year is required'), v.number('Year must be a number'), v.minValue(1000)),
     subtitle: optionalTextField('Subtitle', 20),
     language: allowedValues('Language', ['en', 'pt-BR']),
     format: v.exactOptional(allowedValues('Format', ['paperback', 'hardcover'])),
@@ -96,7 +96,7 @@ describe('what bookSchemaOf derives from the field rules', () => {
 
   it('a missing required field is reported with the field’s own message, not the object’s', () => {
     const { input } = bookSchemaOf(fieldsOfEveryKind());
-    const issues = v.safeParse(input, { year: 1, language: 'en' }).issues ?? [];
+    const issues = v.safeParse(input, { year: 2000, language: 'en' }).issues ?? [];
     expect(issues.map((issue) => issue.message)).toEqual(['Title is required']);
   });
 });
