@@ -65,6 +65,17 @@ describe('an optional text field', () => {
   });
 });
 
+describe('a field limited to a list of values', () => {
+  it('names the field and, for a value outside the list, the values it takes', () => {
+    const language = allowedValues('Language', ['en', 'pt-BR']);
+    expect(refusal(language, null)).toBe('Language is required');
+    expect(refusal(language, 1)).toBe('Language must be a string');
+    expect(refusal(language, 'fr')).toBe('Language must be one of en, pt-BR');
+    expect(refusal(language, 'pt-BR')).toBeUndefined();
+    expect(documented(language)).toStrictEqual({ enum: ['en', 'pt-BR'] });
+  });
+});
+
 describe('what bookSchemaOf derives from the field rules', () => {
   const fieldsOfEveryKind = () => ({
     title: requiredText('Title', 50),

@@ -12,4 +12,13 @@ describe('a user’s account item', () => {
     expect(toUserItem(robot)).toHaveProperty('machine', true);
     expect(toUser(toUserItem(robot))).toHaveProperty('machine', true);
   });
+
+  it('carries a credential version both ways, and none for a user written before versions', () => {
+    const legacy = userRecord('alice', 'pa:ss', 'books');
+    expect(toUserItem(legacy)).not.toHaveProperty('credentialVersion');
+    expect(toUser(toUserItem(legacy))).not.toHaveProperty('version');
+    const versioned = { ...legacy, version: 'v1' };
+    expect(toUserItem(versioned)).toHaveProperty('credentialVersion', 'v1');
+    expect(toUser(toUserItem(versioned))).toHaveProperty('version', 'v1');
+  });
 });
