@@ -1,6 +1,7 @@
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type EventBridgeStandin, type ReceivedEntry, startEventBridgeStandin } from '../support/eventbridge-standin';
+import { captureLogs } from '../support/log-capture';
 import { book, created, deleted, isbnClaim, updated } from '../support/stream-records';
 
 /**
@@ -132,5 +133,64 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
   it('fails the invocation when no record got out, so the event source mapping bisects the batch', async () => {
     standin.judge = () => ({ requestStatus: 500 });
     await expect(invoke([created(book(1, 'A')), created(book(2, 'B'))])).rejects.toThrow(/All records failed/);
+  });
+
+  describe('logs each record it did not publish, with why', () => {
+    const logs = captureLogs();
+    afterAll(() => logs.restore());
+    /** The error each unpublished record was logged with, by sequence number. */
+    const loggedErrors = () =>
+      new Map(
+        logs
+          .errors()
+          .filter((line) => line.message === 'change event not published')
+          .map((line) => [line.sequenceNumber as string, line.error as { name: string; message: string }]),
+      );
+
+    it('a record it cannot read, and that book’s later changes, held back; the other books go out', async () => {
+      logs.clear();
+      const [a, b] = [book(1, 'A'), book(2, 'B')];
+      const aCreated = created(a);
+      const unreadable = { ...aCreated, dynamodb: { ...aCreated.dynamodb, NewImage: undefined } };
+      const aUpdated = updated(a, 2, 'A2');
+      const bCreated = created(b);
+      expect(await invoke([unreadable, aUpdated, bCreated])).toEqual({
+        batchItemFailures: failuresOf(unreadable, aUpdated),
+      });
+      expect(historyOf(2)).toEqual(['created v1']);
+      const errors = loggedErrors();
+      expect(errors.get(sequenceOf(unreadable))).toMatchObject({
+        name: 'UnreadableChangeRecordError',
+        message: expect.stringContaining('without its new image'),
+      });
+      expect(errors.get(sequenceOf(aUpdated))).toMatchObject({
+        name: 'EarlierChangeNotPublishedError',
+        message: expect.stringMatching(/^an earlier change of item \{.+\} was not published$/),
+      });
+    });
+
+    it('an entry EventBridge refused three times, with its code and message', async () => {
+      logs.clear();
+      standin.judge = (entry) => (detailOf(entry).subject === '1' ? { errorCode: 'InternalFailure' } : 'accept');
+      const refused = created(book(1, 'A'));
+      await invoke([refused, created(book(2, 'B'))]);
+      expect(loggedErrors().get(sequenceOf(refused))).toMatchObject({
+        name: 'EventNotPublishedError',
+        message: 'EventBridge refused the event after 3 attempts: InternalFailure refused by the stand-in',
+      });
+    });
+
+    it('every record after a request that failed as a whole', async () => {
+      logs.clear();
+      standin.judge = (entry) => (detailOf(entry).subject === '2' ? { requestStatus: 500 } : 'accept');
+      const a = book(1, 'A');
+      const [first, later, second] = [created(a), updated(a, 2, 'A2'), created(book(2, 'B'))];
+      expect(await invoke([first, later, second])).toEqual({ batchItemFailures: failuresOf(later, second) });
+      expect(loggedErrors().get(sequenceOf(second))).toMatchObject({
+        name: 'PutEventsRequestError',
+        message: 'PutEvents failed; nothing more of this batch was sent',
+      });
+      expect(loggedErrors().has(sequenceOf(first))).toBe(false);
+    });
   });
 });
