@@ -83,12 +83,14 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
     }
   });
 
-  it('resends only the entries EventBridge refused, and reports nothing when a resend got them through', async () => {
+  it('resends only the entries EventBridge refused, after 100 ms then 200 ms, and reports nothing when a resend got them through', async () => {
     const [a, b] = [book(1, 'A'), book(2, 'B')];
     const records = [created(a), created(b)];
     standin.judge = (entry, seen) =>
       detailOf(entry).subject === '1' && seen < 3 ? { errorCode: 'ThrottlingException' } : 'accept';
+    const started = performance.now();
     expect(await invoke(records)).toEqual({ batchItemFailures: [] });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
 
     expect(standin.requests.map((request) => request.map((entry) => detailOf(entry).subject))).toEqual([
       ['1', '2'],
@@ -189,6 +191,7 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
       expect(loggedErrors().get(sequenceOf(second))).toMatchObject({
         name: 'PutEventsRequestError',
         message: 'PutEvents failed; nothing more of this batch was sent',
+        cause: expect.objectContaining({ message: expect.any(String) }),
       });
       expect(loggedErrors().has(sequenceOf(first))).toBe(false);
     });
