@@ -182,6 +182,20 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
       });
     });
 
+    it('a refusal without a message by its code alone, and an entry the answer left out as NoResultEntry', async () => {
+      logs.clear();
+      standin.judge = (entry) =>
+        detailOf(entry).subject === '1' ? { errorCode: 'InternalFailure', errorMessage: null } : 'no result';
+      const [quiet, missing] = [created(book(1, 'A')), created(book(2, 'B'))];
+      await expect(invoke([quiet, missing])).rejects.toThrow(/All records failed/);
+      expect(loggedErrors().get(sequenceOf(quiet))?.message).toBe(
+        'EventBridge refused the event after 3 attempts: InternalFailure',
+      );
+      expect(loggedErrors().get(sequenceOf(missing))?.message).toBe(
+        'EventBridge refused the event after 3 attempts: NoResultEntry',
+      );
+    });
+
     it('every record after a request that failed as a whole', async () => {
       logs.clear();
       standin.judge = (entry) => (detailOf(entry).subject === '2' ? { requestStatus: 500 } : 'accept');
