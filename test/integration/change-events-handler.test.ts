@@ -23,7 +23,7 @@ beforeAll(async () => {
   vi.stubEnv('AWS_REGION', 'eu-west-1');
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDTEST');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
-  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false'); // the unpublished count is checked
   ({ handler } = await import('../../functions/events/handler'));
 });
 afterAll(async () => {
@@ -160,6 +160,7 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
         batchItemFailures: failuresOf(unreadable, aUpdated),
       });
       expect(historyOf(2)).toEqual(['created v1']);
+      expect(logs.lines.filter((line) => '_aws' in line).map((line) => line.UnpublishedChangeEvents)).toEqual([2]);
       const errors = loggedErrors();
       expect(errors.get(sequenceOf(unreadable))).toMatchObject({
         name: 'UnreadableChangeRecordError',

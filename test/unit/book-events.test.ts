@@ -214,6 +214,10 @@ describe('a record the mapping cannot read is an error, never a silent skip', ()
       "a book's change without its new image (the stream must be NEW_AND_OLD_IMAGES) (stream record e-MODIFY)",
     ],
     [
+      record('MODIFY', bookKey(130), { NewImage: bookImage(renamed, 2) }),
+      "a book's change without its old image (the stream must be NEW_AND_OLD_IMAGES) (stream record e-MODIFY)",
+    ],
+    [
       record('REMOVE', bookKey(130), {}),
       "a book's change without its old image (the stream must be NEW_AND_OLD_IMAGES) (stream record e-REMOVE)",
     ],
