@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { BASIC_DEMO, prepareFunctionEnvironment } from '../support/local-api';
 
 /**
@@ -29,8 +30,9 @@ const event = (methodArn: string, authorization?: string) => {
 
 describe("the authorizer's policy", () => {
   let handler: (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+  let tables: Awaited<ReturnType<typeof prepareFunctionEnvironment>>;
   beforeAll(async () => {
-    await prepareFunctionEnvironment();
+    tables = await prepareFunctionEnvironment();
     ({ handler } = await import('../../functions/authorizer/handler'));
   });
 
@@ -45,5 +47,37 @@ describe("the authorizer's policy", () => {
     expect(allowed.policyDocument.Statement).toEqual([
       { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${API}/*/*` },
     ]);
+  });
+
+  it('counts a failure against the viewer address a declared front reports once, and against the peer when the header is repeated', async () => {
+    vi.stubEnv('ORIGIN_SECRET', 'front-secret');
+    const wrong = `Basic ${Buffer.from('demo:wrong').toString('base64')}`;
+    const throughFront = (viewerAddresses: string[]) => {
+      const base = event(`${API}/GET/api/books`, wrong);
+      return {
+        ...base,
+        multiValueHeaders: {
+          Authorization: [wrong],
+          'CloudFront-Viewer-Address': viewerAddresses,
+          'X-Origin-Secret': ['front-secret'],
+        },
+        requestContext: { ...base.requestContext, identity: { sourceIp: '203.0.113.9' } },
+      } as unknown as APIGatewayRequestAuthorizerEvent;
+    };
+    const sourcesCounted = async () =>
+      Object.keys(
+        (await new DynamoUserStore(tables.documentClient, tables.names.auth).account('demo')).failures?.runs ?? {},
+      ).length;
+    try {
+      await handler(throughFront(['198.51.100.1:1000']));
+      await handler(throughFront(['198.51.100.2:1000']));
+      expect(await sourcesCounted()).toBe(2);
+      // A client's own header before the front's: neither is taken, the peer is counted, once.
+      await handler(throughFront(['192.0.2.1:1', '198.51.100.1:1000']));
+      await handler(throughFront(['192.0.2.2:1', '198.51.100.1:1000']));
+      expect(await sourcesCounted()).toBe(3);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type EventBridgeStandin, type ReceivedEntry, startEventBridgeStandin } from '../support/eventbridge-standin';
+import { captureLogs } from '../support/log-capture';
 import { book, created, deleted, isbnClaim, updated } from '../support/stream-records';
 
 /**
@@ -22,7 +23,7 @@ beforeAll(async () => {
   vi.stubEnv('AWS_REGION', 'eu-west-1');
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDTEST');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
-  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false'); // the unpublished count is checked
   ({ handler } = await import('../../functions/events/handler'));
 });
 afterAll(async () => {
@@ -82,12 +83,14 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
     }
   });
 
-  it('resends only the entries EventBridge refused, and reports nothing when a resend got them through', async () => {
+  it('resends only the entries EventBridge refused, after 100 ms then 200 ms, and reports nothing when a resend got them through', async () => {
     const [a, b] = [book(1, 'A'), book(2, 'B')];
     const records = [created(a), created(b)];
     standin.judge = (entry, seen) =>
       detailOf(entry).subject === '1' && seen < 3 ? { errorCode: 'ThrottlingException' } : 'accept';
+    const started = performance.now();
     expect(await invoke(records)).toEqual({ batchItemFailures: [] });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
 
     expect(standin.requests.map((request) => request.map((entry) => detailOf(entry).subject))).toEqual([
       ['1', '2'],
@@ -132,5 +135,80 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
   it('fails the invocation when no record got out, so the event source mapping bisects the batch', async () => {
     standin.judge = () => ({ requestStatus: 500 });
     await expect(invoke([created(book(1, 'A')), created(book(2, 'B'))])).rejects.toThrow(/All records failed/);
+  });
+
+  describe('logs each record it did not publish, with why', () => {
+    const logs = captureLogs();
+    afterAll(() => logs.restore());
+    /** The error each unpublished record was logged with, by sequence number. */
+    const loggedErrors = () =>
+      new Map(
+        logs
+          .errors()
+          .filter((line) => line.message === 'change event not published')
+          .map((line) => [line.sequenceNumber as string, line.error as { name: string; message: string }]),
+      );
+
+    it('a record it cannot read, and that book’s later changes, held back; the other books go out', async () => {
+      logs.clear();
+      const [a, b] = [book(1, 'A'), book(2, 'B')];
+      const aCreated = created(a);
+      const unreadable = { ...aCreated, dynamodb: { ...aCreated.dynamodb, NewImage: undefined } };
+      const aUpdated = updated(a, 2, 'A2');
+      const bCreated = created(b);
+      expect(await invoke([unreadable, aUpdated, bCreated])).toEqual({
+        batchItemFailures: failuresOf(unreadable, aUpdated),
+      });
+      expect(historyOf(2)).toEqual(['created v1']);
+      expect(logs.lines.filter((line) => '_aws' in line).map((line) => line.UnpublishedChangeEvents)).toEqual([2]);
+      const errors = loggedErrors();
+      expect(errors.get(sequenceOf(unreadable))).toMatchObject({
+        name: 'UnreadableChangeRecordError',
+        message: expect.stringContaining('without its new image'),
+      });
+      expect(errors.get(sequenceOf(aUpdated))).toMatchObject({
+        name: 'EarlierChangeNotPublishedError',
+        message: expect.stringMatching(/^an earlier change of item \{.+\} was not published$/),
+      });
+    });
+
+    it('an entry EventBridge refused three times, with its code and message', async () => {
+      logs.clear();
+      standin.judge = (entry) => (detailOf(entry).subject === '1' ? { errorCode: 'InternalFailure' } : 'accept');
+      const refused = created(book(1, 'A'));
+      await invoke([refused, created(book(2, 'B'))]);
+      expect(loggedErrors().get(sequenceOf(refused))).toMatchObject({
+        name: 'EventNotPublishedError',
+        message: 'EventBridge refused the event after 3 attempts: InternalFailure refused by the stand-in',
+      });
+    });
+
+    it('a refusal without a message by its code alone, and an entry the answer left out as NoResultEntry', async () => {
+      logs.clear();
+      standin.judge = (entry) =>
+        detailOf(entry).subject === '1' ? { errorCode: 'InternalFailure', errorMessage: null } : 'no result';
+      const [quiet, missing] = [created(book(1, 'A')), created(book(2, 'B'))];
+      await expect(invoke([quiet, missing])).rejects.toThrow(/All records failed/);
+      expect(loggedErrors().get(sequenceOf(quiet))?.message).toBe(
+        'EventBridge refused the event after 3 attempts: InternalFailure',
+      );
+      expect(loggedErrors().get(sequenceOf(missing))?.message).toBe(
+        'EventBridge refused the event after 3 attempts: NoResultEntry',
+      );
+    });
+
+    it('every record after a request that failed as a whole', async () => {
+      logs.clear();
+      standin.judge = (entry) => (detailOf(entry).subject === '2' ? { requestStatus: 500 } : 'accept');
+      const a = book(1, 'A');
+      const [first, later, second] = [created(a), updated(a, 2, 'A2'), created(book(2, 'B'))];
+      expect(await invoke([first, later, second])).toEqual({ batchItemFailures: failuresOf(later, second) });
+      expect(loggedErrors().get(sequenceOf(second))).toMatchObject({
+        name: 'PutEventsRequestError',
+        message: 'PutEvents failed; nothing more of this batch was sent',
+        cause: expect.objectContaining({ message: expect.any(String) }),
+      });
+      expect(loggedErrors().has(sequenceOf(first))).toBe(false);
+    });
   });
 });

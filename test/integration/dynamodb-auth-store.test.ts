@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userRecord } from '../../ops/user-records';
+import { Authenticator } from '../../shared/auth/authenticator';
+import { NonceCodec } from '../../shared/auth/nonce';
 import type { StoredUser } from '../../shared/auth/types';
+import { accountKey } from '../../shared/store/auth/account-items';
 import { DynamoNonceLedger } from '../../shared/store/auth/dynamodb-nonce-ledger';
 import { DynamoSecretStore } from '../../shared/store/auth/dynamodb-secret-store';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
@@ -119,6 +123,51 @@ describe('DynamoUserStore', () => {
     await ownClient.send(new PutCommand({ TableName: own.names.auth, Item: { pk: 'xUSER#eve', username: 'eve' } }));
     expect((await listing.list()).map((listed) => listed.username)).toStrictEqual(['Alice', 'bob', 'dave', 'mallory']);
     expect((await listing.list())[0]).toStrictEqual(readBack('Alice'));
+  });
+
+  it('admits a right password only under the credential version it was checked against', async () => {
+    await users.put(user('carol'));
+    const read = await users.account('carol');
+    const success = (credentialVersion: string | undefined) => ({
+      outcome: 'success' as const,
+      source: 'test',
+      seenRun: undefined,
+      bucket: { field: 'bucketAt' as const, atMost: Number.MAX_SAFE_INTEGER },
+      now: Date.now(),
+      ha1Sha256: 'sha256-of-carol',
+      credentialVersion,
+      forget: [],
+    });
+    await users.setRole('carol', 'editor');
+    expect(await users.admit('carol', read, success(read.user?.version))).toBe(false);
+    const now = await users.account('carol');
+    expect(await users.admit('carol', now, success(now.user?.version))).toBe(true);
+  });
+
+  it('lets in the right password of a user written before credential versions (an item with none)', async () => {
+    const { username, realm, ha1 } = userRecord('legacy', 'pa:ss', 'books');
+    await client.send(
+      new PutCommand({
+        TableName: tables.names.auth,
+        Item: { ...accountKey(username), username, realm, ha1Md5: ha1.MD5, ha1Sha256: ha1['SHA-256'] },
+      }),
+    );
+    const auth = new Authenticator(
+      users,
+      new DynamoNonceLedger(client, tables.names.auth),
+      new NonceCodec(Buffer.from('s'), 300),
+      {
+        realm: 'books',
+        algorithms: ['MD5'],
+      },
+    );
+    const basic = `Basic ${Buffer.from('legacy:pa:ss').toString('base64')}`;
+    expect(
+      await auth.authenticate({ method: 'GET', path: '/api/books', query: {}, authorization: basic }),
+    ).toMatchObject({
+      ok: true,
+      username: 'legacy',
+    });
   });
 });
 

@@ -11,8 +11,11 @@ export interface ReceivedEntry {
   Time?: number;
 }
 
-/** What the stand-in answers to one entry: accept it, refuse it with an error code, or fail the whole request with a status. */
-type Verdict = 'accept' | { errorCode: string } | { requestStatus: number };
+/**
+ * What the stand-in answers to one entry: accept it, refuse it with an error code (and a message,
+ * unless `errorMessage` is null), leave its result out of the answer, or fail the whole request with a status.
+ */
+type Verdict = 'accept' | 'no result' | { errorCode: string; errorMessage?: null } | { requestStatus: number };
 
 export interface EventBridgeStandin {
   endpoint: string;
@@ -67,7 +70,9 @@ export const startEventBridgeStandin = async (): Promise<EventBridgeStandin> => 
           standin.accepted.push(entry);
           return { EventId: randomUUID() };
         }
-        return { ErrorCode: (verdict as { errorCode: string }).errorCode, ErrorMessage: 'refused by the stand-in' };
+        if (verdict === 'no result') return {};
+        const { errorCode, errorMessage } = verdict as { errorCode: string; errorMessage?: null };
+        return { ErrorCode: errorCode, ...(errorMessage !== null && { ErrorMessage: 'refused by the stand-in' }) };
       });
       reply(200, { FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length, Entries: results });
     });

@@ -1,10 +1,14 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bookEventOf } from '../../shared/events/book-event';
+import { bookEventNames } from '../../shared/events/names';
+import type { HttpResponse } from '../../shared/http/types';
 import { buildAsyncApiDocument } from '../../shared/openapi/asyncapi';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { bookKey, toBookItem } from '../../shared/store/books/book-items';
 import { asyncApiEventCheck, parseAsyncApi } from '../support/asyncapi';
+import { contextFor, proxyEventFor } from '../support/proxy-event';
 
 const names = { typePrefix: 'org.example.catalogue', source: 'test-library' };
 const document = buildAsyncApiDocument(names);
@@ -62,5 +66,29 @@ describe('the AsyncAPI document of the change events', () => {
     expect(check({ ...event, type: 'org.example.catalogue.book.lent' })).toEqual([
       'no message for type org.example.catalogue.book.lent',
     ]);
+  });
+});
+
+/**
+ * The function invoked twice as the file loads, as on a cold start and a warm one: the document is
+ * built outside any test, so mutation testing keeps the builder's mutants for the tests above.
+ */
+const serveAsyncApi = (await import('../../functions/asyncapi/handler')).handler as unknown as (
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<HttpResponse>;
+const asyncApiRequest = proxyEventFor({ method: 'GET', target: '/api/asyncapi.json' }) as APIGatewayProxyEvent;
+const served = [
+  await serveAsyncApi(asyncApiRequest, contextFor(asyncApiRequest)),
+  await serveAsyncApi(asyncApiRequest, contextFor(asyncApiRequest)),
+];
+const configuredDocument = JSON.parse(JSON.stringify(buildAsyncApiDocument(bookEventNames())));
+
+describe('the function that serves the AsyncAPI document', () => {
+  it('answers GET with the document of the configured event names, the same on every invocation', () => {
+    for (const response of served) {
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body)).toStrictEqual(configuredDocument);
+    }
   });
 });

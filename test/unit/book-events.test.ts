@@ -148,6 +148,19 @@ describe('what publishes nothing', () => {
     expect(bookEventOf(step, names)).toBeUndefined();
   });
 
+  it('a write that keeps the Book but moves its version is an update (clients see the version as the ETag)', () => {
+    const resaved = record('MODIFY', bookKey(130), {
+      OldImage: bookImage(created, 1),
+      NewImage: bookImage(created, 2),
+    });
+    expect(bookEventOf(resaved, names)).toMatchObject({ type: 'org.example.catalogue.book.updated', bookversion: 2 });
+  });
+
+  it('a step that changes what clients see but keeps the version is an update', () => {
+    const step = record('MODIFY', bookKey(130), { OldImage: bookImage(created, 1), NewImage: bookImage(renamed, 1) });
+    expect(bookEventOf(step, names)).toMatchObject({ data: renamed, bookversion: 1 });
+  });
+
   it.each([
     ['an ISBN claim', isbnClaimKey(created.isbn), { bookId: 130 }],
     ['the id-blocks item', ID_BLOCKS_KEY, { highMark: 200, schemaVersion: 1 }],
@@ -179,5 +192,52 @@ describe('a record the mapping cannot read is an error, never a silent skip', ()
     ],
   ])('%s', (_, unreadable) => {
     expect(() => bookEventOf(unreadable, names)).toThrow(UnreadableChangeRecordError);
+  });
+
+  /** What the function logs for the record before Lambda retries it and sends it to the dead-letter queue. */
+  const errorOf = (unreadable: ChangeRecord) => {
+    try {
+      bookEventOf(unreadable, names);
+    } catch (error) {
+      return error as UnreadableChangeRecordError;
+    }
+    throw new Error('expected an UnreadableChangeRecordError');
+  };
+
+  it.each([
+    [
+      record('INSERT', bookKey(130), {}),
+      "a book's change without its new image (the stream must be NEW_AND_OLD_IMAGES) (stream record e-INSERT)",
+    ],
+    [
+      record('MODIFY', bookKey(130), { OldImage: bookImage(created, 1) }),
+      "a book's change without its new image (the stream must be NEW_AND_OLD_IMAGES) (stream record e-MODIFY)",
+    ],
+    [
+      record('MODIFY', bookKey(130), { NewImage: bookImage(renamed, 2) }),
+      "a book's change without its old image (the stream must be NEW_AND_OLD_IMAGES) (stream record e-MODIFY)",
+    ],
+    [
+      record('REMOVE', bookKey(130), {}),
+      "a book's change without its old image (the stream must be NEW_AND_OLD_IMAGES) (stream record e-REMOVE)",
+    ],
+    [{ ...insert, eventName: 'TRUNCATE' }, 'an unknown eventName "TRUNCATE" (stream record e-INSERT)'],
+    [
+      { ...remove, eventID: undefined, dynamodb: { ...remove.dynamodb, ApproximateCreationDateTime: undefined } },
+      'a removal without ApproximateCreationDateTime (stream record without an id)',
+    ],
+  ])('says what is missing and which record: %#', (unreadable, message) => {
+    const error = errorOf(unreadable as ChangeRecord);
+    expect(error.message).toBe(message);
+    expect(error.name).toBe('UnreadableChangeRecordError');
+  });
+
+  it('keeps CloudEvents’ refusal of a stored book as the cause', () => {
+    const malformed = record('INSERT', bookKey(130), {
+      NewImage: bookImage({ ...created, updatedAt: 'yesterday' }, 1),
+    });
+    const error = errorOf(malformed);
+    expect(error.message).toMatch(/^its event is not valid: .+ \(stream record e-INSERT\)$/s);
+    expect(error.cause).toBeInstanceOf(Error);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BOOK_FIELDS, BOOK_INPUT_FIELDS } from '../../shared/books/book-schema';
+import { BOOK_FIELDS, BOOK_INPUT_FIELDS, BookInputSchema, bookSchemaOf } from '../../shared/books/book-schema';
+import { allowedValues } from '../../shared/books/field-rules';
 import { DEFAULT_LIST_MAX_BOOKS } from '../../shared/books/limits';
-import { LARGEST_BOOK, MAX_LISTED_BOOK_BYTES } from '../../shared/books/list-limits';
+import { LARGEST_BOOK, largestBook, MAX_LISTED_BOOK_BYTES } from '../../shared/books/list-limits';
 import { parseBookInput } from '../../shared/books/schemas';
 import { DEFAULTS, readSetting } from '../../shared/config';
 import { STREAMED_RESPONSE_MAX_BYTES } from '../../shared/http/lambda-limits';
@@ -42,5 +43,15 @@ describe('the unpaged list’s default cap', () => {
     expect(readSetting('listMaxBooks', {})).toBe(DEFAULT_LIST_MAX_BOOKS);
     expect(readSetting('listMaxBooks', { LIST_MAX_BOOKS: '250000' })).toBe(250_000);
     expect(() => readSetting('listMaxBooks', { LIST_MAX_BOOKS: '0' })).toThrow(/LIST_MAX_BOOKS/);
+  });
+});
+
+describe('the largest book of a schema with a field limited to a list of values', () => {
+  it('takes the value longest in JSON, wherever the list has it', () => {
+    const schema = bookSchemaOf({
+      ...BookInputSchema.entries,
+      format: allowedValues('Format', ['hardcover', 'pb', 'e']),
+    });
+    expect((largestBook(schema) as unknown as Record<string, unknown>).format).toBe('hardcover');
   });
 });

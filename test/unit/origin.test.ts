@@ -14,6 +14,7 @@ describe('Host header values (RFC 9110 §7.2)', () => {
     'under_score.example',
     'h:65535',
     'h:0',
+    'x'.repeat(255),
   ])('takes %s', (host) => {
     expect(isValidHostHeader(host)).toBe(true);
   });

@@ -152,4 +152,16 @@ describe('clientTarget: the path the client used, behind a front named by public
     const mapped = { path: '/api/books/', resource: '/api/books', origin: undefined };
     expect(clientTarget(mapped, 'https://books.example.com/library').path).toBe('/library/api/books/');
   });
+
+  it('is the front’s own path for the root resource, with a slash only where the client sent one', () => {
+    const root = { path: '/', resource: '/', origin: undefined };
+    expect(clientTarget(root, 'https://cdn.example.com').path).toBe('/');
+    expect(clientTarget(root, 'https://books.example.com/library').path).toBe('/library');
+    expect(clientTarget({ ...root, path: '/prod/' }, 'https://cdn.example.com').path).toBe('/');
+  });
+
+  it('reads a run of trailing slashes, the front’s or the gateway’s, as one', () => {
+    const mapped = { path: '/prod/api/books//', resource: '/api/books', origin: undefined };
+    expect(clientTarget(mapped, 'https://books.example.com/library//').path).toBe('/library/api/books/');
+  });
 });

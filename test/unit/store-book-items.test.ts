@@ -6,11 +6,14 @@ import {
   BOOK_PROJECTION,
   bookFromAttributes,
   changedAttributes,
+  isRangeMark,
+  rangeMarkItem,
   toBook,
   toBookItem,
   yearIdKey,
   yearIdPrefix,
 } from '../../shared/store/books/book-items';
+import { schemaVersionOf, stampSchemaVersion } from '../../shared/store/books/schema-version';
 import { STAMP } from '../support/books';
 
 const book: Book = {
@@ -82,5 +85,19 @@ describe('the author-and-year sort key', () => {
     expect(changedAttributes(7, { publicationYear: 1852, updatedAt: 'u' }).yearId).toBe(yearIdKey(1852, 7));
     expect(changedAttributes(7, { author: 'Someone', updatedAt: 'u' })).toMatchObject({ authorShard: '1#someone' });
     expect(changedAttributes(7, { title: 'T', updatedAt: 'u' })).not.toHaveProperty('yearId');
+  });
+});
+
+describe('the attribute names docs/data-model.md gives the table’s bookkeeping items (stored data reads them)', () => {
+  it('an end mark: its range’s partition, the sort key past every id of the range, rangeMark: true', () => {
+    expect(rangeMarkItem(2)).toStrictEqual({ pk: 'BOOKS#2', sk: 64 * 3 - 0.5, rangeMark: true });
+    expect(isRangeMark({ rangeMark: true })).toBe(true);
+  });
+
+  it('the id-blocks item’s schemaVersion, read and stamped under that name', () => {
+    expect(schemaVersionOf({ schemaVersion: 3 })).toBe(3);
+    expect(stampSchemaVersion('books', 2).input.ExpressionAttributeNames).toStrictEqual({
+      '#version': 'schemaVersion',
+    });
   });
 });

@@ -1,10 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  AUTHORIZER_CALL_WORST_CASE_MS,
   CLIENT_LIMITS,
   createDocumentClient,
   createDynamoClient,
   DYNAMODB_CALL_WORST_CASE_MS,
+  observeDynamoClients,
   PATIENT_CLIENT_LIMITS,
   SDK_LOGGER_MIDDLEWARE,
 } from '../../shared/store/dynamodb-client';
@@ -79,6 +81,18 @@ describe('the DynamoDB client', () => {
       unreachableHost: 3 * 1_000 + transientBackoff,
       throttled: 1_000 + 2_000,
     });
+  });
+
+  it('the authorizer’s worst case: two attempts of 1 s and the back-off between them (50 ms; throttled, 1 s after one)', () => {
+    expect(AUTHORIZER_CALL_WORST_CASE_MS).toBe(Math.max(2 * 1_000 + 50, 1_000 + 1_000));
+  });
+
+  it('hands every client made after observeDynamoClients to the observer (how npm start logs calls)', () => {
+    const observed: DynamoDBClient[] = [];
+    observeDynamoClients((client) => observed.push(client));
+    const first = createDynamoClient('http://localhost:8000');
+    const second = createDynamoClient('http://localhost:8000');
+    expect(observed).toEqual([first, second]);
   });
 
   it('hands the SDK logger nothing: no command input or output (books, user records) is copied for it', () => {

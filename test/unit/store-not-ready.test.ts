@@ -38,6 +38,11 @@ describe('a books table too old for the code', () => {
     expect(response.body).not.toContain('Books'); // the table's name stays in the log
     expect(logs.errors().map((line) => line.message)).toStrictEqual([cause.message]);
     expect(String(logs.errors()[0]?.message)).toContain('run npm run data:migrate');
+    expect(logs.errors()[0]).toHaveProperty('awsRequestId', contextFor(event).awsRequestId);
+  });
+
+  it('is an error named for what it is', () => {
+    expect(new BookStoreNotReadyError('x').name).toBe('BookStoreNotReadyError');
   });
 });
 

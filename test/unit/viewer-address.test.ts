@@ -9,7 +9,7 @@ describe('CloudFront-Viewer-Address', () => {
   });
 
   it('gives nothing for a value that names no address', () => {
-    for (const value of ['', '46532', 'example.com:443', '198.51.100.10'])
+    for (const value of ['', '46532', 'example.com:443', '198.51.100.10', '1[::1]:443', '[::1]1:443'])
       expect(addressOfViewer(value), value).toBe(undefined);
   });
 
