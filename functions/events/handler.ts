@@ -12,7 +12,7 @@ const processor = new BatchProcessor(EventType.DynamoDBStreams);
 export const handler = async (event: DynamoDBStreamEvent, context: Context) => {
   const unpublished = await publishChanges(event.Records);
   const settle = async (record: DynamoDBRecord) => {
-    const reason = unpublished.get(record.dynamodb?.SequenceNumber ?? '');
+    const reason = unpublished.get(record.dynamodb?.SequenceNumber);
     if (reason) throw reason;
   };
   return processPartialResponse(event, settle, processor, { context });

@@ -7,17 +7,13 @@ import { entryOf } from '../../shared/events/put-events';
 import { publishInOrder, type Unpublished } from '../../shared/events/stream-publication';
 import { logger } from '../../shared/observability/logger';
 import { countUnpublishedChangeEvents } from '../../shared/observability/metrics';
-import { CLIENT_LIMITS } from '../../shared/store/dynamodb-client';
+import { timeLimited } from '../../shared/store/dynamodb-client';
 
 let client: EventBridgeClient | undefined;
 
-/** The container's EventBridge client, with the same time limits as the DynamoDB client's (a silent endpoint fails, not hangs). */
+/** The container's EventBridge client, with the DynamoDB client's time limits (a silent endpoint fails, not hangs). */
 const eventBridgeClient = (): EventBridgeClient => {
-  const { maxAttempts, connectionTimeout, requestTimeout } = CLIENT_LIMITS;
-  client ??= new EventBridgeClient({
-    maxAttempts,
-    requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true },
-  });
+  client ??= new EventBridgeClient(timeLimited());
   return client;
 };
 

@@ -5,7 +5,8 @@ import { type EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } 
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 
 /** How often an entry EventBridge refused is sent, counting the first time, and the pause before the n-th resend. */
-const PUT_EVENTS_RETRY = { attempts: 3, backoffMs: (resend: number) => 100 * 2 ** (resend - 1) } as const;
+/** The wait before each attempt: none before the first, then doubling (a refused entry is mostly throttled). */
+const ATTEMPT_WAITS_MS = [0, 100, 200] as const;
 
 /** The fields of a CloudEvent an EventBridge entry is made of. */
 export interface PublishableEvent {
@@ -24,7 +25,7 @@ export class EventNotPublishedError extends Error {
     options?: ErrorOptions,
   ) {
     super(
-      `EventBridge refused the event after ${PUT_EVENTS_RETRY.attempts} attempts: ${errorCode} ${errorMessage ?? ''}`.trim(),
+      `EventBridge refused the event after ${ATTEMPT_WAITS_MS.length} attempts: ${errorCode} ${errorMessage ?? ''}`.trim(),
       options,
     );
   }
@@ -41,7 +42,7 @@ export const entryOf = (event: PublishableEvent, eventBusName: string): PutEvent
 
 /**
  * Puts up to PUT_EVENTS_MAX_ENTRIES entries and resends only those EventBridge refused (a
- * response's FailedEntryCount), PUT_EVENTS_RETRY.attempts times at most. Each entry's outcome, in
+ * response's FailedEntryCount), ATTEMPT_WAITS_MS.length times at most. Each entry's outcome, in
  * the order given: undefined once accepted, else why not. A request that fails as a whole (the SDK
  * has retried it already) rejects: the caller cannot know which entries, if any, were accepted.
  */
@@ -53,8 +54,9 @@ export const putEvents = async (
     throw new RangeError(`${entries.length} entries in one PutEvents request`);
   const outcomes: (EventNotPublishedError | undefined)[] = entries.map(() => undefined);
   let pending = entries.map((_, index) => index);
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > 1) await sleep(PUT_EVENTS_RETRY.backoffMs(attempt - 1));
+  for (const wait of ATTEMPT_WAITS_MS) {
+    if (pending.length === 0) break;
+    await sleep(wait);
     const response = await client.send(
       new PutEventsCommand({ Entries: pending.map((index) => entries[index] as PutEventsRequestEntry) }),
     );
@@ -65,7 +67,7 @@ export const putEvents = async (
       return [index];
     });
     for (const index of pending) if (!refused.includes(index)) outcomes[index] = undefined;
-    pending = attempt < PUT_EVENTS_RETRY.attempts ? refused : [];
+    pending = refused;
   }
   return outcomes;
 };

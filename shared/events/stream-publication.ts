@@ -16,10 +16,10 @@ class PutEventsRequestError extends Error {
   override readonly name = 'PutEventsRequestError';
 }
 
-/** What publishing a batch of records left undone: why, by sequence number. */
-export type Unpublished = Map<string, Error>;
+/** What publishing a batch of records left undone: why, by sequence number (Lambda always sends one). */
+export type Unpublished = Map<string | undefined, Error>;
 
-const sequenceOf = (record: SequencedRecord) => record.dynamodb?.SequenceNumber ?? '';
+const sequenceOf = (record: SequencedRecord) => record.dynamodb?.SequenceNumber;
 /** A book's item key stands for the book: its changes must leave in the order the stream holds them. */
 const itemOf = (record: SequencedRecord) => JSON.stringify(record.dynamodb?.Keys ?? {});
 

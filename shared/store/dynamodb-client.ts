@@ -57,6 +57,14 @@ export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
  * accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
  * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
  */
+/** The settings that bound an AWS SDK client's calls by `limits`: any service, DynamoDB or EventBridge. */
+export const timeLimited = ({ maxAttempts, connectionTimeout, requestTimeout }: ClientLimits = CLIENT_LIMITS) => ({
+  maxAttempts,
+  // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
+  // waiting: an endpoint that accepts and never answers would hold the function until Lambda kills it.
+  requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true },
+});
+
 export const createDynamoClient = (
   endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},
@@ -68,14 +76,7 @@ export const createDynamoClient = (
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }
     : {};
-  const { maxAttempts, connectionTimeout, requestTimeout } = { ...CLIENT_LIMITS, ...limits };
-  const client = new DynamoDBClient({
-    maxAttempts,
-    // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
-    // waiting: a DynamoDB that accepts and never answers would hold the function until Lambda kills it.
-    requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true },
-    ...local,
-  });
+  const client = new DynamoDBClient({ ...timeLimited({ ...CLIENT_LIMITS, ...limits }), ...local });
   // The service gives the SDK no logger, yet its default no-op logger has an `info` method, so the
   // logger middleware still builds a copy of every command's input and output with sensitive
   // values masked, only to discard it: for a whole list, more garbage than the books themselves.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runAsFunction, runningFunction } from '../../shared/store/running-function';
+import { runAsFunction, runningFunction } from '../../local/running-function';
 
 /** How npm start tells its functions' DynamoDB calls apart in one process (local/invocation.ts). */
 describe('the running function', () => {
