@@ -12,6 +12,9 @@ export interface ApiRequest {
 }
 
 /** The proxy event for a request, built by the local gateway exactly as `npm start` builds it, an admin let in. */
+/** The user every bench request is authorized as (an admin, so every route answers). */
+export const BENCH_PRINCIPAL = 'bench';
+
 export const proxyEvent = ({ method, path, query, headers, body }: ApiRequest): APIGatewayProxyEvent => {
   const search = new URLSearchParams(query).toString();
   const event = proxyEventFor({
@@ -21,7 +24,7 @@ export const proxyEvent = ({ method, path, query, headers, body }: ApiRequest): 
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   if (!event) throw new Error(`No route for ${method} ${path}`);
-  return authorizedAs(event, 'bench', 'admin');
+  return authorizedAs(event, BENCH_PRINCIPAL, 'admin');
 };
 
 /** The REQUEST authorizer event API Gateway derives from the same request. */

@@ -28,7 +28,7 @@ import {
 import { DynamoBookStore } from '../shared/store/books/dynamodb-book-store';
 import { IdBlockAllocator } from '../shared/store/books/id-blocks';
 import { digestAuthorization as answerChallenge } from '../tools/http-auth/digest';
-import { type ApiRequest, authorizerEvent, proxyEvent } from './events';
+import { type ApiRequest, authorizerEvent, BENCH_PRINCIPAL, proxyEvent } from './events';
 
 /** What a scenario's invocations run against. */
 export interface BenchTables {
@@ -252,7 +252,7 @@ const createBookScenarios = ({ client, books: table, store }: BenchFixtures): Sc
           const input = bookInput('retried', i);
           await store.create(
             { ...input, createdAt: now, updatedAt: now },
-            { owner: 'anonymous', key: `bench-retry-${i}`, fingerprint: requestFingerprint(input) },
+            { owner: BENCH_PRINCIPAL, key: `bench-retry-${i}`, fingerprint: requestFingerprint(input) },
           );
         }
       },
