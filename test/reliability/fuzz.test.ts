@@ -280,29 +280,14 @@ describe(`fuzzing every route with ${RUNS} generated requests each (FUZZ_SEED=${
     });
   }
 
-  it('GET /api/openapi.json with any query string and Host header', async () => {
+  it.each([
+    ['GetOpenApi', '/api/openapi.json'],
+    ['GetAsyncApi', '/api/asyncapi.json'],
+  ] as const)('%s: GET %s with any query string and Host header', async (route, path) => {
     const host = fc.oneof(fc.constant('127.0.0.1:3000'), fc.domain(), fc.string({ maxLength: 40 }));
     await fc.assert(
       fc.asyncProperty(queryText, host, async (query, hostHeader) => {
-        await invoke('GetOpenApi', {
-          method: 'GET',
-          target: requestTarget('/api/openapi.json', query),
-          headers: { host: hostHeader },
-        });
-      }),
-      params,
-    );
-  });
-
-  it('GET /api/asyncapi.json with any query string and Host header', async () => {
-    const host = fc.oneof(fc.constant('127.0.0.1:3000'), fc.domain(), fc.string({ maxLength: 40 }));
-    await fc.assert(
-      fc.asyncProperty(queryText, host, async (query, hostHeader) => {
-        await invoke('GetAsyncApi', {
-          method: 'GET',
-          target: requestTarget('/api/asyncapi.json', query),
-          headers: { host: hostHeader },
-        });
+        await invoke(route, { method: 'GET', target: requestTarget(path, query), headers: { host: hostHeader } });
       }),
       params,
     );
