@@ -52,6 +52,8 @@ describe('the capacity model’s partition budget', () => {
   });
 });
 
+const FIXED_AUTHORIZER_CPU_MS = 2;
+
 /** The authorizer on Dynoxide, metered: per credential kind and client behaviour, what a success costs. */
 describe("the authorizer's calls per request and the per-credential ceiling on a new table", () => {
   let meter: DynamoMeter;
@@ -62,7 +64,8 @@ describe("the authorizer's calls per request and the per-credential ceiling on a
   beforeAll(async () => {
     meter = await startDynamoMeter(inject('dynamoEndpoint'));
     const tables = await createTestTables();
-    rows = await measureAuthCapacity(meter, tables.names.auth, 32);
+    // A fixed CPU time per call: the prices compared below then differ by calls and units only, not by this machine's noise.
+    rows = await measureAuthCapacity(meter, tables.names.auth, 32, FIXED_AUTHORIZER_CPU_MS);
     console.log(`${renderAuthCapacity(rows)}\n\n${renderAuthPrices(rows)}`);
   }, 120_000);
   afterAll(() => meter.close());
