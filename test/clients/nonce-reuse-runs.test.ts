@@ -26,6 +26,22 @@ const statusesOf = (stdout: string): number[] => {
 };
 
 const { username, password } = DEMO;
+/** test/clients/python/digest_run.py with one of its clients, in the matrix's virtual environment. */
+const pythonRun =
+  (client: 'requests' | 'httpx' | 'aiohttp'): Driver =>
+  async (url) =>
+    statusesOf(
+      (
+        await run(join(PYTHON_BIN, 'python'), [
+          join(CLIENTS_DIR, 'python/digest_run.py'),
+          client,
+          url,
+          username,
+          password,
+          `${RUN}`,
+        ])
+      ).stdout,
+    );
 const DRIVERS: Record<string, Driver> = {
   // One curl run with ten URLs: curl 7.x asks each afresh (a 401 leg each), never with a spent nonce.
   'curl --digest, ten URLs in one run': async (url) => {
@@ -38,18 +54,9 @@ const DRIVERS: Record<string, Driver> = {
     ]);
     return stdout.trim().split('\n').map(Number);
   },
-  'python-requests, one Session': async (url) =>
-    statusesOf(
-      (
-        await run(join(PYTHON_BIN, 'python'), [
-          join(CLIENTS_DIR, 'python/requests_run.py'),
-          url,
-          username,
-          password,
-          `${RUN}`,
-        ])
-      ).stdout,
-    ),
+  'python-requests, one Session': pythonRun('requests'),
+  'httpx, one Client': pythonRun('httpx'),
+  'aiohttp, one ClientSession': pythonRun('aiohttp'),
   'digest-fetch, one DigestClient': async (url) =>
     statusesOf(
       (
@@ -97,7 +104,12 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 /** The clients that reuse their nonce; curl 7.x starts each URL of a run without credentials (its own 401 leg). */
-const REUSING = ['python-requests, one Session', 'digest-fetch, one DigestClient'];
+const REUSING = [
+  'python-requests, one Session',
+  'httpx, one Client',
+  'aiohttp, one ClientSession',
+  'digest-fetch, one DigestClient',
+];
 
 describe('a run of ten requests', () => {
   for (const client of Object.keys(DRIVERS)) {
