@@ -201,8 +201,8 @@ const digestLegRows = (r: BenchResults, rows: string[][], authCpu: number): stri
     `**${dollars(total + extra)}**`,
   ];
   return [
-    row('Digest with nextnonce: no 401 leg', 0, PRICES.restApiPerMillion),
-    row('Digest without nextnonce: 401 leg first', leg, 2 * PRICES.restApiPerMillion),
+    row('Digest, nextnonce or nonce reused: no 401 leg', 0, PRICES.restApiPerMillion),
+    row('Digest, a fresh challenge each time: 401 leg first', leg, 2 * PRICES.restApiPerMillion),
   ];
 };
 

@@ -199,9 +199,9 @@ describe('bench', () => {
     });
     const total = (request: string) =>
       Number(new RegExp(`\\| ${request} +\\|.*\\*\\*\\$([\\d.]+)\\*\\* +\\|`).exec(priced)?.[1]);
-    // A request without nextnonce pays a second gateway request and an authorizer call for its 401.
-    expect(total('Digest with nextnonce: no 401 leg')).toBe(total('GET'));
-    expect(total('Digest without nextnonce: 401 leg first') - total('GET')).toBeGreaterThan(3.5);
+    // A client that asks for a fresh challenge each time pays a second gateway request and an authorizer call for its 401.
+    expect(total('Digest, nextnonce or nonce reused: no 401 leg')).toBe(total('GET'));
+    expect(total('Digest, a fresh challenge each time: 401 leg first') - total('GET')).toBeGreaterThan(3.5);
 
     const readme = `# T\n## Benchmarks\nintro\n${BLOCK_START}\nold\n${BLOCK_END}\nafter\n`;
     expect(withBenchBlock(readme, 'new')).toBe(`# T\n## Benchmarks\nintro\n${BLOCK_START}\nnew\n${BLOCK_END}\nafter\n`);
