@@ -6,10 +6,10 @@ import {
   FUNCTION_TIMEOUT_SECONDS,
   functionTimeoutMs,
   handlerOf,
-  RESOURCE_METHODS,
   ROUTES,
   type Route,
   requiresAuth,
+  UNROUTED_METHODS,
 } from '../shared/api/routes';
 import { type BasicChallengePlacement, DEFAULT_BASIC_CHALLENGE } from '../shared/auth/challenge';
 import { DEFAULT_DIGEST_OFFER, type DigestAlgorithm } from '../shared/auth/digest';
@@ -19,7 +19,7 @@ import { acknowledge } from './constructs/acknowledge';
 import { ServiceAlarms } from './constructs/alarms';
 import { BasicDigestAuthorizer } from './constructs/authorizer';
 import { ChangeEvents } from './constructs/change-events';
-import { addResourceMethods } from './constructs/gateway-methods';
+import { addUnroutedMethods } from './constructs/gateway-methods';
 import { BookRestApi } from './constructs/rest-api';
 import { type FunctionArchitecture, RouteFunction } from './constructs/route-function';
 import { publicMethodSkip, skipScanners } from './constructs/scanner-skips';
@@ -145,8 +145,8 @@ export class BookLibraryStack extends Stack {
       if (route.method === 'GET') this.addMethod(route, 'HEAD', integration, restApi.parameterValidator, authorizer);
     }
     // OPTIONS and the 405s: one public function for every resource (docs/contract.md#routes).
-    const resourceMethods = new RouteFunction(this, RESOURCE_METHODS.name, {
-      entry: RESOURCE_METHODS.entry,
+    const unroutedFunction = new RouteFunction(this, UNROUTED_METHODS.name, {
+      entry: UNROUTED_METHODS.entry,
       environment: toEnvironment(
         props.corsAllowedOrigins?.length ? { corsAllowedOrigins: props.corsAllowedOrigins } : {},
       ),
@@ -154,8 +154,8 @@ export class BookLibraryStack extends Stack {
       samLocal,
       architecture,
     }).function;
-    this.functions[RESOURCE_METHODS.name] = resourceMethods;
-    addResourceMethods(this.api, resourceMethods, samLocal);
+    this.functions[UNROUTED_METHODS.name] = unroutedFunction;
+    addUnroutedMethods(this.api, unroutedFunction, samLocal);
     nameStageInPermissions(this, this.api, props.stage);
 
     this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {

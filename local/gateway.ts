@@ -220,7 +220,7 @@ export interface DescribedRequest {
 
 /**
  * The proxy event for a described request, sent from loopback over HTTP/1.1 to port 3000, routed by
- * the route table as the local server routes (a method without a route: RESOURCE_METHODS' event);
+ * the route table as the local server routes (a method without a route: UNROUTED_METHODS' event);
  * undefined for a path the API does not have (the gateway answers 404 itself).
  */
 export const proxyEventFor = (request: DescribedRequest): APIGatewayProxyEvent | undefined => {

@@ -12,8 +12,8 @@ import {
   AUTHORIZER,
   FUNCTION_TIMEOUT_SECONDS,
   functionTimeoutMs,
-  RESOURCE_METHODS,
   requiresAuth,
+  UNROUTED_METHODS,
 } from '../shared/api/routes';
 import { failure, GATEWAY_BODY_TOO_LARGE_MESSAGE } from '../shared/http/responses';
 import { accessDenied, authorizerFailure, isAllowed, toAuthorizerEvent } from './authorizer-gateway';
@@ -48,7 +48,7 @@ export interface InvokerOptions {
 
 /**
  * Runs a request's functions and gives their answer (a Deny's being the gateway's): a route's, or
- * for a method the path has no route for, RESOURCE_METHODS' (no authorizer, as on the stack).
+ * for a method the path has no route for, UNROUTED_METHODS' (no authorizer, as on the stack).
  */
 export type Invoke = (
   request: IncomingMessage,
@@ -80,13 +80,13 @@ export const functionInvoker = ({ root, publicReads, realm, answer, stage }: Inv
     const tooLarge = () => answer(request, failure(413, GATEWAY_BODY_TOO_LARGE_MESSAGE));
     if (!('route' in match)) {
       if (exceedsInvokePayload(event)) return tooLarge();
-      const handler = await loadHandler<ProxyHandler>(RESOURCE_METHODS.entry);
+      const handler = await loadHandler<ProxyHandler>(UNROUTED_METHODS.entry);
       const context = lambdaContext(
-        RESOURCE_METHODS.name,
+        UNROUTED_METHODS.name,
         event.requestContext.requestId,
         FUNCTION_TIMEOUT_SECONDS * 1_000,
       );
-      return runAsFunction(RESOURCE_METHODS.name, () => handler(event, context));
+      return runAsFunction(UNROUTED_METHODS.name, () => handler(event, context));
     }
     if (requiresAuth(match.route, publicReads)) {
       const authorize = await loadHandler<AuthorizerHandler>(AUTHORIZER.entry);

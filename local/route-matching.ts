@@ -16,7 +16,7 @@ export interface RouteMatch extends Matched {
 
 /**
  * A request for a known path by a method that has no route there (OPTIONS included): the
- * RESOURCE_METHODS function answers it, as the stack's OPTIONS and ANY methods do.
+ * UNROUTED_METHODS function answers it, as the stack's OPTIONS and ANY methods do.
  */
 export type ResourceMatch = Matched;
 

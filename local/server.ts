@@ -213,7 +213,7 @@ export const createLocalServer = (options: LocalServerOptions = {}): Server => {
     }
     const url = pastStage(requestTarget(request.url), options.stage);
     const method = request.method ?? '';
-    // A known path's other methods (OPTIONS included) go to RESOURCE_METHODS, as on the stack.
+    // A known path's other methods (OPTIONS included) go to UNROUTED_METHODS, as on the stack.
     const match = url && (matchRoute(method, url.pathname) ?? matchResource(method, url.pathname));
     if (!url || !match) {
       request.resume();

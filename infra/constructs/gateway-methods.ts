@@ -10,7 +10,7 @@ export const staticHeaderValues = (headers: Record<string, string>): Record<stri
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
 
 /**
- * Every resource's OPTIONS and the methods it has no route for, answered by the RESOURCE_METHODS
+ * Every resource's OPTIONS and the methods it has no route for, answered by the UNROUTED_METHODS
  * function through a proxy integration (204 with `Allow` and a preflight's answer, or 405): code the
  * local server and `sam local` run too, where a MOCK integration would be API Gateway's alone (and,
  * with `binaryMediaTypes: ['*\/*']`, a 500 for want of a content conversion). Neither asks for
@@ -18,7 +18,7 @@ export const staticHeaderValues = (headers: Record<string, string>): Record<stri
  * methods to ANY, so the routes and their HEAD are unaffected); the SAM CLI's start-api lets an ANY
  * route take over the routes' own methods, so a samLocal template names each unrouted method instead.
  */
-export const addResourceMethods = (api: apigateway.RestApi, fn: lambda.IFunction, samLocal: boolean) => {
+export const addUnroutedMethods = (api: apigateway.RestApi, fn: lambda.IFunction, samLocal: boolean) => {
   // No test-invoke permissions: one grant per method is enough, and keeps the function's policy small.
   const integration = new apigateway.LambdaIntegration(fn, { allowTestInvoke: false });
   for (const path of RESOURCE_PATHS) {

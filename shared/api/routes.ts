@@ -179,7 +179,7 @@ export const handlerOf = (route: RouteDefinition, buffered: boolean): { entry: s
 
 /**
  * Methods the API answers on a path without a route of their own: HEAD wherever GET is (RFC 9110
- * §9.3.2, the GET route's function answers it), and OPTIONS everywhere (answered by RESOURCE_METHODS).
+ * §9.3.2, the GET route's function answers it), and OPTIONS everywhere (answered by UNROUTED_METHODS).
  */
 export type GatewayMethod = 'HEAD' | 'OPTIONS';
 
@@ -220,16 +220,17 @@ export const requiresAuth = (route: RouteDefinition, publicReads: boolean): bool
 /**
  * The function behind every resource's OPTIONS and its methods without a route (the stack's OPTIONS
  * and ANY methods, the local server's and `sam local`'s too): 204 with `Allow` (and a preflight's
- * answer), or 405. Public, like the answers it gives: no credentials are asked for either.
+ * answer), or 405. Public, like the answers it gives: no credentials are asked for either. Its
+ * construct keeps the name it was deployed under: a new one would replace the function's log group.
  */
-export const RESOURCE_METHODS = { name: 'ResourceMethods', entry: 'functions/resource-methods/handler.ts' } as const;
+export const UNROUTED_METHODS = { name: 'ResourceMethods', entry: 'functions/unrouted-methods/handler.ts' } as const;
 
 /** The methods API Gateway's ANY stands for (and the SAM CLI expands it to). */
 const ANY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
  * Of ANY_METHODS, those a path has no route for (OPTIONS included), each answered by
- * RESOURCE_METHODS: where ANY cannot be used beside the routes' own methods (`sam local`).
+ * UNROUTED_METHODS: where ANY cannot be used beside the routes' own methods (`sam local`).
  */
 export const unroutedMethods = (path: string): readonly string[] => {
   const routed = new Set<string>(allowedMethods(path));

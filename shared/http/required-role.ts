@@ -34,7 +34,7 @@ export const requiredRole = (): MiddlewareObj<HttpEvent, HttpResponse> => ({
     const needed: Role = route?.role ?? 'admin';
     const authorized = authorizedRole(request.event);
     if (!authorized) {
-      // No route: the resource-methods function (OPTIONS, 405), public like its answers.
+      // No route: the unrouted-methods function (OPTIONS, 405), public like its answers.
       if (route && requiresAuth(route, readSetting('publicReads'))) throw new ForbiddenError(needed);
       return;
     }

@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as resourceMethods } from '../../functions/resource-methods/handler';
+import { handler as answerUnrouted } from '../../functions/unrouted-methods/handler';
 import { lambdaContext, proxyEventFor } from '../../local/gateway';
-import { RESOURCE_METHODS } from '../../shared/api/routes';
+import { UNROUTED_METHODS } from '../../shared/api/routes';
 import { BASIC_DEMO, startLocalApi } from '../support/local-api';
 
 /**
@@ -136,14 +136,14 @@ describe('a method a known path does not take', () => {
     expect(response.headers['www-authenticate']).toBeUndefined();
   });
 
-  it('is what the RESOURCE_METHODS function answers to the same proxy event (the server emulates nothing)', async () => {
+  it('is what the UNROUTED_METHODS function answers to the same proxy event (the server emulates nothing)', async () => {
     for (const [method, path] of [
       ['OPTIONS', '/api/books/7'],
       ['PATCH', '/api/books'],
     ] as const) {
       const served = await send(method, path);
-      const event = proxyEventFor({ method, target: path }) as unknown as Parameters<typeof resourceMethods>[0];
-      const answered = await resourceMethods(event, lambdaContext(RESOURCE_METHODS.name, 'e2e'));
+      const event = proxyEventFor({ method, target: path }) as unknown as Parameters<typeof answerUnrouted>[0];
+      const answered = await answerUnrouted(event, lambdaContext(UNROUTED_METHODS.name, 'e2e'));
       expect(served.status).toBe(answered.statusCode);
       for (const [name, value] of Object.entries(answered.headers ?? {})) {
         expect(served.headers[name.toLowerCase()], name).toBe(String(value));

@@ -7,7 +7,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '../../bench/bundles';
 import { BUNDLING } from '../../infra/bundling';
-import { AUTHORIZER, RESOURCE_METHODS, ROUTES } from '../../shared/api/routes';
+import { AUTHORIZER, ROUTES, UNROUTED_METHODS } from '../../shared/api/routes';
 import { type EventBridgeStandin, startEventBridgeStandin } from '../support/eventbridge-standin';
 import { book, created } from '../support/stream-records';
 
@@ -140,7 +140,7 @@ describe('Lambda bundles and local-only code', () => {
     ...new Set([
       ...ROUTES.map(({ entry }) => entry),
       AUTHORIZER.entry,
-      RESOURCE_METHODS.entry,
+      UNROUTED_METHODS.entry,
       'functions/events/handler.ts',
     ]),
   ];

@@ -6,7 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack, type BookLibraryStackProps } from '../../infra/book-library-stack';
-import { RESOURCE_METHODS, RESOURCE_PATHS, ROUTES } from '../../shared/api/routes';
+import { RESOURCE_PATHS, ROUTES, UNROUTED_METHODS } from '../../shared/api/routes';
 import { DEFAULT_LIST_MAX_BOOKS } from '../../shared/books/limits';
 import { DYNAMODB_CALL_WORST_CASE_MS } from '../../shared/store/dynamodb-client';
 import { BOOKS_TABLE_ACCESS, type TableAccess } from '../../shared/store/table-access';
@@ -46,7 +46,7 @@ const synth = (stage: string, retainData: boolean, options: Partial<BookLibraryS
 const guardedRoutes = ROUTES.filter((route) => route.protected);
 const getRoutes = ROUTES.filter((route) => route.method === 'GET');
 
-/** A route's method or its HEAD, not one of RESOURCE_METHODS' (OPTIONS, ANY). */
+/** A route's method or its HEAD, not one of UNROUTED_METHODS' (OPTIONS, ANY). */
 const isRouteMethod = (method: Record<string, { HttpMethod?: string }>) =>
   !['OPTIONS', 'ANY'].includes(method.Properties?.HttpMethod ?? '');
 
@@ -73,7 +73,7 @@ describe('BookLibraryStack', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' },
     });
-    expect(Object.keys(functions)).toHaveLength(ROUTES.length + 3); // + the authorizer, RESOURCE_METHODS and the change events'
+    expect(Object.keys(functions)).toHaveLength(ROUTES.length + 3); // + the authorizer, UNROUTED_METHODS and the change events'
   });
 
   it('creates a method per route table entry, each with a Lambda proxy integration', () => {
@@ -111,18 +111,18 @@ describe('BookLibraryStack', () => {
     // A MOCK integration under binaryMediaTypes ['*/*'] ends in API Gateway's 500 (docs/contract.md).
     expect(methods.filter((method) => method.Properties.Integration?.Type !== 'AWS_PROXY')).toEqual([]);
     const functions = template.findResources('AWS::Lambda::Function');
-    const resourceMethodsId = Object.keys(functions).find((id) => id.startsWith(`${RESOURCE_METHODS.name}Function`));
-    expect(resourceMethodsId).toBeDefined();
+    const unroutedMethodsId = Object.keys(functions).find((id) => id.startsWith(`${UNROUTED_METHODS.name}Function`));
+    expect(unroutedMethodsId).toBeDefined();
     const answered = methods.filter((method) => ['OPTIONS', 'ANY'].includes(method.Properties.HttpMethod));
     expect(answered).toHaveLength(2 * RESOURCE_PATHS.length);
     for (const method of answered) {
       expect(method.Properties.AuthorizationType).toBe('NONE');
       expect(method.Properties.AuthorizerId).toBeUndefined();
-      expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(resourceMethodsId);
+      expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(unroutedMethodsId);
     }
     // The function reads no table: its role may write its logs, nothing else.
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'))
-      .filter(([id]) => id.startsWith(`${RESOURCE_METHODS.name}Role`))
+      .filter(([id]) => id.startsWith(`${UNROUTED_METHODS.name}Role`))
       .map(([, policy]) => JSON.stringify(policy));
     expect(policies.length).toBeGreaterThan(0);
     for (const policy of policies) expect(policy).not.toContain('dynamodb:');

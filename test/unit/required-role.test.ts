@@ -40,7 +40,7 @@ describe('the role a route needs', () => {
   it('lets a request without an authenticated user through on a public route only', () => {
     expect(decide('GET', '/api/openapi.json', {})).toBe('let through');
     expect(decide('GET', '/api/docs')).toBe('let through');
-    expect(decide('OPTIONS', '/api/books')).toBe('let through'); // the resource-methods function
+    expect(decide('OPTIONS', '/api/books')).toBe('let through'); // the unrouted-methods function
   });
 
   it.each([

@@ -1,14 +1,14 @@
 import { readSetting } from '../../shared/config';
 import { headerValue } from '../../shared/http/conditional-requests';
 import { httpHandler } from '../../shared/http/http-handler';
-import { resourceMethodAnswer } from '../../shared/http/resource-methods';
+import { unroutedMethodAnswer } from '../../shared/http/unrouted-methods';
 
 /**
  * Public: every resource's OPTIONS and the methods it has no route for (the stack's OPTIONS and ANY
  * methods), answered by the same code on Lambda, under `sam local` and under `npm start`.
  */
 export const handler = httpHandler(async (event) =>
-  resourceMethodAnswer(
+  unroutedMethodAnswer(
     event.httpMethod,
     event.resource,
     headerValue(event, 'origin'),

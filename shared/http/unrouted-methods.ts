@@ -10,7 +10,7 @@ import type { HttpResponse } from './types';
  * body of any type or encoding gets the same answer. A resource the route table does not have
  * (no `Allow` to give) is the gateway's 404.
  */
-export const resourceMethodAnswer = (
+export const unroutedMethodAnswer = (
   method: string,
   resource: string,
   origin: string | undefined,
