@@ -48,8 +48,8 @@ Environment:
   ${ENV.corsAllowedOrigins}  browser origins allowed to call the API (CORS), comma-separated (default none)
   ${ENV.publicBaseUrl}    the URL a proxy serves the API's root at (https://books.example.com): Location and
                      the links at / and /api are written on it (default this server's own address)
-  \${ENV.originSecret}      the secret a CloudFront front sends in X-Origin-Secret: its CloudFront-Viewer-Address
-                     is then what the guessing limit counts (default none: the peer's address)
+  ${ENV.originSecretSha256} SHA-256 (hex) of the secret a CloudFront front sends in X-Origin-Secret: its
+                     CloudFront-Viewer-Address is then what the guessing limit counts (default none: the peer's address)
   LOCAL_STAGE        a stage name every path then starts with (/prod/api/books), as on an execute-api
                      URL, to try a front that adds it (a CloudFront origin path); default none
   ${ENV.nonceSecret}       HMAC key for Digest nonces (default: a new random one per start)

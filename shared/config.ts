@@ -80,6 +80,12 @@ export const isValidRealm = (realm: string) => /^[\x20-\x7e]{1,64}$/.test(realm)
 const realmName = (fallback: string) => (raw: Raw, name: string) =>
   !raw ? fallback : isValidRealm(raw) ? raw : invalid(name, raw, REALM_RULE);
 const optionalText = (raw: Raw) => raw || undefined;
+const sha256Hex = (raw: Raw, name: string): string | undefined =>
+  !raw
+    ? undefined
+    : /^[0-9a-f]{64}$/i.test(raw)
+      ? raw.toLowerCase()
+      : invalid(name, raw, '64 hexadecimal digits (a SHA-256)');
 const required = (raw: Raw, name: string): string => {
   if (!raw) throw new ConfigurationError(`${name} is not set`);
   return raw;
@@ -174,8 +180,8 @@ export const SETTINGS = {
   corsAllowedOrigins: setting('CORS_ALLOWED_ORIGINS', originList, (origins) => origins.join(',')),
   /** The URL `Location` and links are written on, for a front that reaches the API under its own origin; unset: the gateway's. */
   publicBaseUrl: setting('PUBLIC_BASE_URL', publicBaseUrl),
-  /** The secret a declared front (CloudFront) sends in X-Origin-Secret: then its viewer address is counted (authorizer). */
-  originSecret: setting('ORIGIN_SECRET', optionalText),
+  /** The SHA-256 (hex) of the secret a declared front (CloudFront) sends in X-Origin-Secret: then its viewer address is counted (authorizer). */
+  originSecretSha256: setting('ORIGIN_SECRET_SHA256', sha256Hex),
   /** PUT, PATCH and DELETE without If-Match get 428 (the stack's requireIfMatch option). */
   requireIfMatch: setting('REQUIRE_IF_MATCH', flag(false)),
   /** Service name on log lines and metrics (Powertools reads the same variable). */

@@ -72,7 +72,7 @@ const authenticate = async (event: APIGatewayRequestAuthorizerEvent) => {
           viewerAddress: singleHeader(event, VIEWER_ADDRESS_HEADER),
           originSecret: singleHeader(event, ORIGIN_SECRET_HEADER),
         },
-        readSetting('originSecret'),
+        readSetting('originSecretSha256'),
       ),
       authorization: headerValues(event, 'authorization'),
     });

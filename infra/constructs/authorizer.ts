@@ -6,6 +6,7 @@ import { AUTHORIZER } from '../../shared/api/routes';
 import type { BasicChallengePlacement } from '../../shared/auth/challenge';
 import type { DigestAlgorithm } from '../../shared/auth/digest';
 import type { LockoutPolicy } from '../../shared/auth/lockout';
+import { originSecretDigest } from '../../shared/auth/viewer-address';
 import { DEFAULTS, toEnvironment } from '../../shared/config';
 import { AUTHORIZER_AUTH_TABLE_ACCESS } from '../../shared/store/table-access';
 import { RouteFunction, type RouteFunctionProps } from './route-function';
@@ -20,7 +21,7 @@ export interface BasicDigestAuthorizerProps extends Pick<RouteFunctionProps, 'tr
   corsAllowedOrigins: readonly string[];
   /** Where a front serves the API's root: Digest's `uri` names the front's path, not the gateway's. */
   publicBaseUrl?: string;
-  /** The secret a declared front sends in X-Origin-Secret (docs/security.md): then the viewer's address is counted. */
+  /** The secret a declared front sends in X-Origin-Secret (docs/security.md): then the viewer's address is counted. Only its SHA-256 reaches the function. */
   originSecret?: string;
 }
 
@@ -51,7 +52,7 @@ export class BasicDigestAuthorizer extends Construct {
         lockoutMaxSeconds: props.lockout.lockoutMaxSeconds,
         ...(props.corsAllowedOrigins.length > 0 && { corsAllowedOrigins: props.corsAllowedOrigins }),
         publicBaseUrl: props.publicBaseUrl,
-        originSecret: props.originSecret,
+        originSecretSha256: props.originSecret && originSecretDigest(props.originSecret),
       }),
     }).function;
     props.authTable.grant(this.function, ...AUTHORIZER_AUTH_TABLE_ACCESS.table);

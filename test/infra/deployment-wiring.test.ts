@@ -5,6 +5,7 @@ import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookLibraryStack } from '../../infra/book-library-stack';
 import { stackOptionsFromContext } from '../../infra/context';
+import { originSecretDigest } from '../../shared/auth/viewer-address';
 
 /** API Gateway's integration timeout when a method sets none (its REST API quotas: 50 ms to 29 s). */
 const DEFAULT_INTEGRATION_TIMEOUT_MS = 29_000;
@@ -98,7 +99,7 @@ describe.each(Object.keys(VARIANTS))('the %s template', (variant) => {
     }
   });
 
-  it('gives the front’s secret, when given, to the authorizer alone', () => {
+  it('gives the front’s secret, when given, to the authorizer alone, as its SHA-256: the template never holds the secret', () => {
     const functions = ofType(template.resources, 'AWS::Lambda::Function');
     const holders = functions.filter(([, fn]) =>
       JSON.stringify(fn.Properties.Environment ?? {}).includes('ORIGIN_SECRET'),
@@ -106,6 +107,9 @@ describe.each(Object.keys(VARIANTS))('the %s template', (variant) => {
     const wanted = VARIANTS[variant]?.originSecret;
     expect(holders.map(([id]) => id.startsWith('Authorizer'))).toEqual(wanted ? [true] : []);
     const environments = holders.map(([, fn]) => fn.Properties.Environment as { Variables: Record<string, string> });
-    expect(environments.map(({ Variables }) => Variables.ORIGIN_SECRET)).toEqual(wanted ? [wanted] : []);
+    expect(environments.map(({ Variables }) => Variables.ORIGIN_SECRET_SHA256)).toEqual(
+      wanted ? [originSecretDigest(wanted)] : [],
+    );
+    if (wanted) expect(JSON.stringify(template.resources)).not.toContain(wanted);
   });
 });

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { originSecretDigest } from '../../shared/auth/viewer-address';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { BASIC_DEMO, prepareFunctionEnvironment } from '../support/local-api';
 
@@ -50,7 +51,7 @@ describe("the authorizer's policy", () => {
   });
 
   it('counts a failure against the viewer address a declared front reports once, and against the peer when the header is repeated', async () => {
-    vi.stubEnv('ORIGIN_SECRET', 'front-secret');
+    vi.stubEnv('ORIGIN_SECRET_SHA256', originSecretDigest('front-secret'));
     const wrong = `Basic ${Buffer.from('demo:wrong').toString('base64')}`;
     const throughFront = (viewerAddresses: string[]) => {
       const base = event(`${API}/GET/api/books`, wrong);

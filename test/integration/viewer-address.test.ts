@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { userRecord } from '../../ops/user-records';
+import { originSecretDigest } from '../../shared/auth/viewer-address';
 import { DynamoUserStore } from '../../shared/store/auth/dynamodb-user-store';
 import { basicAuthorization } from '../../tools/http-auth/digest';
 import { createTestTables } from '../support/dynamodb';
@@ -23,7 +24,7 @@ beforeAll(async () => {
     AUTH_TABLE_NAME: tables.names.auth,
     NONCE_SECRET: 'viewer-address-test',
     AUTH_LOCKOUT_AFTER: '2',
-    ORIGIN_SECRET: SECRET,
+    ORIGIN_SECRET_SHA256: originSecretDigest(SECRET),
     POWERTOOLS_LOG_LEVEL: 'CRITICAL',
     POWERTOOLS_METRICS_DISABLED: 'true',
   });
