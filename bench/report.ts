@@ -210,7 +210,7 @@ const costSection = (r: BenchResults) => {
   const authorizer = r.routes.find((row) => row.function === 'Authorizer' && row.latency);
   const digest = r.routes.find((row) => row.function === 'Authorizer' && row.label.startsWith('Digest'));
   const authCpu = authorizer?.latency?.cpuMs ?? 0;
-  // Every protected request also runs the authorizer (no result cache); with Digest it reads the user and spends the nonce.
+  // Every protected request also runs the authorizer (no result cache); with Digest it reads the user and counts the nonce's use.
   const authCalls = digest?.calls ?? { roundTrips: 2, reads: 0.5, writes: 1 };
   const perRequestAuth =
     lambdaCostPerMillion(durationMs(authCpu, authCalls.roundTrips, r.stackMemoryMb), r.stackMemoryMb) +

@@ -363,7 +363,7 @@ export const basicAuthorizerScenario = ({ client, auth }: BenchFixtures): Scenar
       },
     }),
   raw: () => client.send(new GetCommand({ TableName: auth, Key: accountKey(BENCH_USER.username) })),
-  why: 'one GetItem for the user record; Basic needs no nonce, so nothing is written',
+  why: 'one GetItem for the user record, then the UpdateItem that admits a person’s address (a machine credential writes nothing); Basic needs no nonce',
 });
 
 /** Every scenario the bench measures, in the order of its tables. */

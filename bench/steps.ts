@@ -284,7 +284,7 @@ export const measureRoutes = async (
 
 /**
  * Digest, counted on a warm authorizer: the challenge writes nothing; the answer reads the user and
- * spends the nonce once. `basic` is the Basic scenario, whose request warms the instance.
+ * counts the nonce's use once. `basic` is the Basic scenario, whose request warms the instance.
  */
 export const measureDigest = async (
   instance: InstanceMaker,
@@ -320,7 +320,7 @@ export const measureDigest = async (
       function: 'Authorizer',
       label: 'Digest answer',
       calls: digestCalls,
-      why: 'GetItem for the user, then one conditional PutItem that spends the nonce: single use across all containers needs one write',
+      why: 'as Basic, plus one conditional UpdateItem that raises the nonce’s counted nc: each (nonce, nc) is accepted once across all containers',
     },
   ];
 };

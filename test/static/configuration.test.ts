@@ -76,7 +76,6 @@ describe('configuration', () => {
       expect(readSetting('metricsNamespace', env)).toBe('BookLibrary');
       expect(readSetting('dynamodbEndpoint', env)).toBeUndefined();
       expect(readSetting('nonceSecret', env)).toBeUndefined();
-      expect(readSetting('originSecretSha256', env)).toBeUndefined();
     }
   });
 
@@ -89,10 +88,8 @@ describe('configuration', () => {
       BASIC_CHALLENGE: 'none',
       BOOKS_TABLE_NAME: 'b',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
-      ORIGIN_SECRET_SHA256: `${'AB'.repeat(31)}0f`,
     };
     expect(readSetting('realm', env)).toBe('staff');
-    expect(readSetting('originSecretSha256', env)).toBe(`${'ab'.repeat(31)}0f`);
     expect(readSetting('nonceLifetimeSeconds', env)).toBe(60);
     expect(readSetting('publicReads', env)).toBe(true);
     expect(readSetting('digestAlgorithms', env)).toEqual(['SHA-256']);
@@ -112,9 +109,6 @@ describe('configuration', () => {
     refused('nonceLifetimeSeconds', { NONCE_LIFETIME_SECONDS: '0' }, 'a positive whole number');
     refused('publicReads', { PUBLIC_READS: 'yes' }, 'PUBLIC_READS "yes" is not valid: expected "true" or "false"');
     refused('digestAlgorithms', { DIGEST_ALGORITHM: 'SHA-1' }, 'DIGEST_ALGORITHM "SHA-1" is not valid');
-    for (const digest of ['f'.repeat(63), 'f'.repeat(65), `${'f'.repeat(63)}g`, `x${'f'.repeat(64)}`]) {
-      refused('originSecretSha256', { ORIGIN_SECRET_SHA256: digest }, 'expected 64 hexadecimal digits (a SHA-256)');
-    }
     refused(
       'basicChallenge',
       { BASIC_CHALLENGE: 'middle' },
