@@ -31,7 +31,7 @@ const SOAK = [
  * the projects in name order, so the static checks' 25 s ran alone at the end. A fresh clone (CI)
  * has no cache of durations to order by.
  */
-const LONGEST_FIRST = [
+export const LONGEST_FIRST = [
   'test/static/static-checks.test.ts',
   'test/e2e/verify-deployment.test.ts',
   'test/e2e/change-events.test.ts',

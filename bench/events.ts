@@ -11,10 +11,10 @@ export interface ApiRequest {
   body?: unknown;
 }
 
-/** The proxy event for a request, built by the local gateway exactly as `npm start` builds it, an admin let in. */
 /** The user every bench request is authorized as (an admin, so every route answers). */
 export const BENCH_PRINCIPAL = 'bench';
 
+/** The proxy event for a request, built by the local gateway exactly as `npm start` builds it, an admin let in. */
 export const proxyEvent = ({ method, path, query, headers, body }: ApiRequest): APIGatewayProxyEvent => {
   const search = new URLSearchParams(query).toString();
   const event = proxyEventFor({

@@ -4,7 +4,6 @@ import { type EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } 
 /** At most this many entries in one PutEvents request (an EventBridge quota). */
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 
-/** How often an entry EventBridge refused is sent, counting the first time, and the pause before the n-th resend. */
 /** The wait before each attempt: none before the first, then doubling (a refused entry is mostly throttled). */
 const ATTEMPT_WAITS_MS = [0, 100, 200] as const;
 

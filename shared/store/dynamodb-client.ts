@@ -52,11 +52,6 @@ export const observeDynamoClients = (observe: (client: DynamoDBClient) => void):
 /** The SDK's name for the middleware that hands each command to the client's logger. */
 export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
 
-/**
- * A client for Lambda, or for a local DynamoDB when `DYNAMODB_ENDPOINT` is set (Dynoxide
- * accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
- * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
- */
 /** The settings that bound an AWS SDK client's calls by `limits`: any service, DynamoDB or EventBridge. */
 export const timeLimited = ({ maxAttempts, connectionTimeout, requestTimeout }: ClientLimits = CLIENT_LIMITS) => ({
   maxAttempts,
@@ -65,6 +60,11 @@ export const timeLimited = ({ maxAttempts, connectionTimeout, requestTimeout }: 
   requestHandler: { connectionTimeout, requestTimeout, throwOnRequestTimeout: true },
 });
 
+/**
+ * A client for Lambda, or for a local DynamoDB when `DYNAMODB_ENDPOINT` is set (Dynoxide
+ * accepts any credentials, so fixed ones keep a laptop without AWS configuration working).
+ * `limits` overrides CLIENT_LIMITS for measurements and tests on a busy machine, never in a handler.
+ */
 export const createDynamoClient = (
   endpoint = readSetting('dynamodbEndpoint'),
   limits: Partial<ClientLimits> = {},

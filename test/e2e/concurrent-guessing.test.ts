@@ -147,7 +147,7 @@ describe(`bursts of concurrent guesses over ${SERVERS} server processes on one D
     const held = gate.close('UpdateItem'); // the nonce's use, the first of its two updates
     const answer = statusOn(slow, address, right, uri);
     await held(); // the slow container has read the record and evaluated the answer
-    // Quickly (the held write must come back within the SDK's 2 s timeout): eight guesses at once.
+    // Quickly (the held write must come back within the authorizer's 1 s request timeout): eight guesses at once.
     const guesses = await Promise.all(
       Array.from({ length: 8 }, (_, i) => statusFrom(i, address, basic('race', `guess-${i}`))),
     );
