@@ -52,6 +52,17 @@ const serve = async (
 
 const ofBook = (events: Delivery['event'][], id: number) => events.filter((event) => event.subject === String(id));
 
+/** The dead-letter file's complete lines: the server appends from another process, so a read may see a line half-written. */
+const deadLetterEntries = (dataDir: string): Record<string, unknown>[] => {
+  const file = join(dataDir, DEAD_LETTER_FILE);
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+};
 describe('with a receiver that accepts everything', () => {
   let receiver: RecordingReceiver;
   let server: ServerProcess;
@@ -222,9 +233,9 @@ describe('when the receiver fails', () => {
       [refusedBook, 503],
       [String(next.body.id), 204],
     ]);
-    const lines = readFileSync(join(server.dataDir, DEAD_LETTER_FILE), 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(1);
-    const entry = JSON.parse(lines[0] as string);
+    const entries = deadLetterEntries(server.dataDir);
+    expect(entries).toHaveLength(1);
+    const entry = entries[0] ?? {};
     expect(entry).toMatchObject({ attempts: 3, reason: expect.stringContaining('answered 503') });
     expect(entry.event).toEqual(receiver.deliveries[0]?.event);
     expect(server.output()).toMatch(
@@ -237,9 +248,8 @@ describe('when the receiver fails', () => {
   it('dead-letters the event when the receiver is unreachable, after retrying it', async () => {
     const server = await serve({ url: await unreachableUrl() } as RecordingReceiver, { LOCAL_EVENTS_ATTEMPTS: '2' });
     const created = await call(server.baseUrl, 'POST', '/api/books', newBook('Unheard'));
-    const file = join(server.dataDir, DEAD_LETTER_FILE);
-    await until(() => existsSync(file), 'the dead-letter file');
-    const entry = JSON.parse(readFileSync(file, 'utf8'));
+    await until(() => deadLetterEntries(server.dataDir).length > 0, 'a dead-letter entry');
+    const [entry = {}] = deadLetterEntries(server.dataDir);
     expect(entry).toMatchObject({ attempts: 2, reason: expect.stringContaining('unreachable') });
     expect(entry.event).toMatchObject({ type: `${TYPE}.created`, subject: String(created.body.id) });
   });
