@@ -1,5 +1,5 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { publishChanges } from './wiring';
 
 const processor = new BatchProcessor(EventType.DynamoDBStreams);
@@ -9,11 +9,11 @@ const processor = new BatchProcessor(EventType.DynamoDBStreams);
  * get out as a batch item failure (by sequence number), or fail the invocation when none did, so
  * that the event source mapping bisects the batch.
  */
-export const handler = async (event: DynamoDBStreamEvent, context: Context) => {
+export const handler = async (event: DynamoDBStreamEvent) => {
   const unpublished = await publishChanges(event.Records);
   const settle = async (record: DynamoDBRecord) => {
     const reason = unpublished.get(record.dynamodb?.SequenceNumber);
     if (reason) throw reason;
   };
-  return processPartialResponse(event, settle, processor, { context });
+  return processPartialResponse(event, settle, processor);
 };

@@ -49,7 +49,6 @@ export const publishInOrder = async <R extends SequencedRecord>(
   const send = async () => {
     const sending = request;
     request = [];
-    if (sending.length === 0) return;
     if (brokenRequest) {
       for (const { record } of sending) fail(record, brokenRequest);
       return;

@@ -132,6 +132,11 @@ describe('the change-events function (real handler, real SDK, PutEvents stand-in
     ]);
   });
 
+  it('sends no request for a batch without a book change, and reports nothing', async () => {
+    expect(await invoke([isbnClaim(), isbnClaim()])).toEqual({ batchItemFailures: [] });
+    expect(standin.requests).toEqual([]);
+  });
+
   it('fails the invocation when no record got out, so the event source mapping bisects the batch', async () => {
     standin.judge = () => ({ requestStatus: 500 });
     await expect(invoke([created(book(1, 'A')), created(book(2, 'B'))])).rejects.toThrow(/All records failed/);
