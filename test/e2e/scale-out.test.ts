@@ -57,22 +57,25 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     }
     const idBlocksWrites = writesPerItem.get('pk=ID_BLOCKS sk=0') ?? 0;
     const endMarks = [...writesPerItem.keys()].filter(isEndMark);
-    console.log(`id-blocks item writes: ${idBlocksWrites} for ${CREATES} creates; ${endMarks.length} range end marks`);
+    const reservations = calls
+      .filter((call) => call.status === 200)
+      .flatMap((call) => model.touchesOf(call))
+      .filter((touch) => touch.item === 'pk=ID_BLOCKS sk=0').length;
+    console.log(
+      `id-blocks item writes: ${idBlocksWrites} for ${CREATES} creates (${reservations} reservations); ${endMarks.length} range end marks`,
+    );
     // every book and every ISBN claim written once; the id-blocks item once per block of each container;
     // the end mark of each range the high mark passed, once, with the reservation that passed it
     expect(endMarks.every((mark) => writesPerItem.get(mark) === 1)).toBe(true);
     expect(endMarks.length).toBe(Math.floor(Math.max(...created) / BOOK_RANGE_SIZE));
     expect(writesPerItem.size).toBe(2 * CREATES + 1 + endMarks.length);
-    // Charged writes include the reservations that lost a race (a failed condition costs a write
-    // unit too): the id-blocks item, the hottest, stays within an eighth of the creates with them,
-    // and within a tenth counting the reservations that took a block.
-    expect(Math.max(...writesPerItem.values())).toBeLessThanOrEqual(CREATES / 8);
-    const reservations = calls
-      .filter((call) => call.status === 200)
-      .flatMap((call) => model.touchesOf(call))
-      .filter((touch) => touch.item === 'pk=ID_BLOCKS sk=0').length;
+    // The reservations that took a block stay within a tenth of the creates. Charged writes add the
+    // ones that lost a race (a failed condition costs a write unit too), as many as the containers'
+    // overlap in time makes (here 2 to 18 more than the wins): the hottest item stays within twice the wins.
     expect(reservations).toBeGreaterThan(0);
     expect(reservations).toBeLessThanOrEqual(CREATES / 10);
+    expect(Math.max(...writesPerItem.values())).toBe(idBlocksWrites);
+    expect(idBlocksWrites).toBeLessThanOrEqual(2 * reservations);
   });
 
   it('put no partition key above a quarter of the books', () => {
