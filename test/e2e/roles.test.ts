@@ -242,5 +242,5 @@ describe('roles beyond the statuses', () => {
     const nobody = await users('role', 'nobody', 'reader');
     expect(nobody.code).toBe(1);
     expect(nobody.stdout).toContain('No user "nobody"');
-  });
+  }, 120_000); // eight runs of tools/users.ts, each a Node start
 });

@@ -69,13 +69,13 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     expect(endMarks.every((mark) => writesPerItem.get(mark) === 1)).toBe(true);
     expect(endMarks.length).toBe(Math.floor(Math.max(...created) / BOOK_RANGE_SIZE));
     expect(writesPerItem.size).toBe(2 * CREATES + 1 + endMarks.length);
-    // The reservations that took a block stay within a tenth of the creates. Charged writes add the
-    // ones that lost a race (a failed condition costs a write unit too), as many as the containers'
-    // overlap in time makes (here 2 to 18 more than the wins): the hottest item stays within twice the wins.
+    // Reservations that took a block: within a tenth of the creates. Lost races (a failed condition is
+    // charged too) grow with the containers' overlap in time, 7 to 18 for 24 wins in 16 runs here:
+    // a retry storm would pass two per win.
     expect(reservations).toBeGreaterThan(0);
     expect(reservations).toBeLessThanOrEqual(CREATES / 10);
     expect(Math.max(...writesPerItem.values())).toBe(idBlocksWrites);
-    expect(idBlocksWrites).toBeLessThanOrEqual(2 * reservations);
+    expect(idBlocksWrites - reservations).toBeLessThanOrEqual(2 * reservations);
   });
 
   it('put no partition key above a quarter of the books', () => {

@@ -110,7 +110,7 @@ describe('npm run verify:deployment', () => {
     }).done;
     expect(noPassword.code).toBe(2);
     expect(noPassword.stderr).toContain('--reader needs VERIFY_READER_PASSWORD');
-  });
+  }, 120_000);
 
   it('with --skip-gateway-responses reports the checks that need them as SKIP, never as passed, and exits 0', async () => {
     expect(GATEWAY_CHECKS.map((check) => check.id)).toEqual([

@@ -3,14 +3,17 @@ import { inject } from 'vitest';
 import { ensureTables, type TableNames } from '../../local/tables';
 import { createDocumentClient, createDynamoClient, PATIENT_CLIENT_LIMITS } from '../../shared/store/dynamodb-client';
 
-/** Fresh, uniquely named tables in the run's local database, so test files never see each other's data. */
+/**
+ * Fresh, uniquely named tables in the run's local database, so test files never see each other's
+ * data, with a patient document client (below) for the tests' own reads and the stores they build.
+ */
 export const createTestTables = async () => {
   const endpoint = inject('dynamoEndpoint');
   const suffix = randomUUID().slice(0, 8);
   const names: TableNames = { books: `books-${suffix}`, auth: `auth-${suffix}` };
   const client = createDynamoClient(endpoint);
   await ensureTables(client, names);
-  return { endpoint, names, client, documentClient: createDocumentClient(endpoint) };
+  return { endpoint, names, client, documentClient: createPatientDocumentClient(endpoint) };
 };
 
 /**
