@@ -71,7 +71,7 @@ describe(`${SERVERS} containers, each sent one create at a time, ${PER_SERVER} b
     expect(writesPerItem.size).toBe(2 * CREATES + 1 + endMarks.length);
     // Reservations that took a block: within a tenth of the creates. Lost races (a failed condition is
     // charged too) grow with the containers' overlap in time, 7 to 18 for 24 wins in 16 runs here:
-    // a retry storm would pass two per win.
+    // a retry storm would go past two per win.
     expect(reservations).toBeGreaterThan(0);
     expect(reservations).toBeLessThanOrEqual(CREATES / 10);
     expect(Math.max(...writesPerItem.values())).toBe(idBlocksWrites);
