@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dynoxideBinary } from './dynoxide-binary';
 import { acceptsConnections, freePort } from './ports';
+import { indexStreamRecords } from './stream-record-index';
 
 /*
  * The local database under `npm start`, the tests, the soak rounds, the tools and the bench:
@@ -13,6 +15,8 @@ import { acceptsConnections, freePort } from './ports';
 
 export interface LocalDatabase {
   endpoint: string;
+  /** Its SQLite file. */
+  dataFile: string;
   /** Its process id, for an operator who has to stop it by hand. */
   pid: number | undefined;
   /** Settles when the process ends, whoever ended it. */
@@ -28,7 +32,7 @@ export interface DatabaseExit {
 }
 
 export interface LocalDatabaseOptions {
-  /** Where its data file lives; omitted means in memory (tests). */
+  /** Where its data file lives; omitted means a scratch folder, removed when the database stops (tests). */
   dataDir?: string;
   /** Omitted means any free port. */
   port?: number;
@@ -75,10 +79,32 @@ export const startLocalDatabase = async (options: LocalDatabaseOptions = {}): Pr
   const host = options.host ?? '127.0.0.1';
   // Clients on this machine reach a wildcard address through the loopback interface.
   const reachableAt = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const dataFile = options.dataDir === undefined ? undefined : join(resolve(options.dataDir), DATABASE_FILE);
-  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
   const binary = await dynoxideBinary({ log: options.log });
-  // A port chosen here can be taken by another program before Dynoxide binds it; then another is tried.
+  // A file, not Dynoxide's in-memory mode, even for a scratch database: only a file can be given the index it lacks.
+  const scratch = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'dynoxide-'));
+  mkdirSync(dataDir, { recursive: true });
+  const dataFile = join(resolve(dataDir), DATABASE_FILE);
+  const database = await launchOnFreePort(binary, { ...options, host, reachableAt, dataFile }).catch((error) => {
+    if (scratch) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
+  if (scratch) removedWhenStopped(database, dataDir);
+  const unindexed = await indexStreamRecords(dataFile);
+  if (unindexed) {
+    options.log?.(
+      `Dynoxide's stream records stay unindexed (${unindexed}): streamed writes slow down as they pile up.`,
+    );
+  }
+  return database;
+};
+
+// A port chosen here can be taken by another program before Dynoxide binds it; then another is tried.
+const launchOnFreePort = async (
+  binary: string,
+  options: LocalDatabaseOptions & Pick<Launch, 'host' | 'reachableAt' | 'dataFile'>,
+): Promise<LocalDatabase> => {
+  const { host, reachableAt, dataFile } = options;
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());
     if (await acceptsConnections(reachableAt, port)) throw new DatabasePortInUseError(reachableAt, port);
@@ -90,17 +116,25 @@ export const startLocalDatabase = async (options: LocalDatabaseOptions = {}): Pr
   }
 };
 
+const removedWhenStopped = (database: LocalDatabase, folder: string) => {
+  const remove = () => rmSync(folder, { recursive: true, force: true });
+  process.once('exit', remove);
+  void database.exited.then(() => {
+    process.off('exit', remove);
+    remove();
+  });
+};
+
 interface Launch {
   host: string;
   reachableAt: string;
   port: number;
-  dataFile: string | undefined;
+  dataFile: string;
   timeoutMs: number;
 }
 
 const launch = async (binary: string, { host, reachableAt, port, dataFile, timeoutMs }: Launch) => {
-  const storage = dataFile === undefined ? [] : ['--db-path', dataFile];
-  const child = spawn(binary, ['serve', '--host', host, '--port', String(port), ...storage], {
+  const child = spawn(binary, ['serve', '--host', host, '--port', String(port), '--db-path', dataFile], {
     // Its own process group: a terminal's Ctrl-C reaches npm start, which stops it in order, and
     // not Dynoxide first (which would look like a database that died under a running server).
     detached: true,
@@ -145,6 +179,7 @@ const launch = async (binary: string, { host, reachableAt, port, dataFile, timeo
 
   return {
     endpoint: `http://${reachableAt.includes(':') ? `[${reachableAt}]` : reachableAt}:${port}`,
+    dataFile,
     pid: child.pid,
     exited,
     stop: async () => {

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { startLocalDatabase } from '../../local/dynoxide';
 import { createDynamoClient } from '../../shared/store/dynamodb-client';
 
 /** Whether a TCP connection to host:port is accepted. */
@@ -97,5 +101,41 @@ describe('the local database enforces DynamoDB item and key size limits', () => 
     await expect(put({ pk: { S: 'a' }, sk: { S: '€'.repeat(342) } })).rejects.toMatchObject({
       name: 'ValidationException',
     });
+  });
+});
+
+/*
+ * Dynoxide keeps every stream record, never deleted, in one table it gives no index, and each
+ * streamed write looks up the highest sequence number among them (local/stream-record-index.ts).
+ * The queries are Dynoxide 1.2.1's own: with the index they search it, without it they scan.
+ */
+describe('a database the project starts without a data folder', () => {
+  const NEXT_SEQUENCE =
+    'SELECT COALESCE(MAX(CAST(sequence_number AS INTEGER)), 0) + 1 FROM _stream_records WHERE table_name = ?';
+  const RECORDS_AFTER =
+    'SELECT * FROM _stream_records WHERE table_name = ? AND shard_id = ? AND CAST(sequence_number AS INTEGER) > ? ORDER BY CAST(sequence_number AS INTEGER) LIMIT 100';
+
+  it('indexes the stream records for the next sequence number and for reading a shard, and leaves no folder behind', async () => {
+    const database = await startLocalDatabase();
+    const sqlite = new DatabaseSync(database.dataFile, { readOnly: true });
+    const plan = (query: string, ...values: (string | number)[]) =>
+      sqlite
+        .prepare(`EXPLAIN QUERY PLAN ${query}`)
+        .all(...values)
+        .map((row) => String(row.detail))
+        .join('; ');
+    try {
+      expect(plan(NEXT_SEQUENCE, 'books')).toMatch(
+        /^SEARCH _stream_records USING (COVERING )?INDEX book_library_stream_sequence/,
+      );
+      expect(plan(RECORDS_AFTER, 'books', 'shard-1', 0)).toMatch(
+        /^SEARCH _stream_records USING INDEX book_library_stream_shard/,
+      );
+      expect(plan(RECORDS_AFTER, 'books', 'shard-1', 0)).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      sqlite.close();
+      await database.stop();
+    }
+    expect(existsSync(dirname(database.dataFile))).toBe(false);
   });
 });
