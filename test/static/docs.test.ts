@@ -136,7 +136,7 @@ describe('README.md and docs/', () => {
   });
 
   it('require the Node.js the README names: package.json engines is ">=N" for its "Node.js N or later"', () => {
-    const named = /Node\.js (\d+) or later/.exec(read('README.md'))?.[1];
+    const named = /Node\.js (\d+(?:\.\d+)?) or later/.exec(read('README.md'))?.[1];
     expect(named).toBeDefined();
     expect(JSON.parse(read('package.json')).engines.node).toBe(`>=${named}`);
   });
