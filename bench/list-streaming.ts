@@ -81,6 +81,8 @@ export const measureListStreaming = async (options: {
     () => false, // out of memory: V8 aborts the process
   );
   const row = { size: options.size, ...(await probe(options.endpoint, options.table)), fitsSmallHeap };
+  if (row.status !== 200)
+    throw new Error(`The whole list of ${options.size} answered ${row.status}: no figures for a refusal`);
   options.log(
     `  whole list of ${options.size}: ${row.status}, first byte ${Math.round(row.firstByteMs)} ms, total ${Math.round(row.totalMs)} ms, memory +${mb(row.residentRiseBytes)} MB, ${fitsSmallHeap ? 'fits' : 'does not fit'} a ${SMALL_HEAP_MB} MB heap`,
   );
