@@ -42,7 +42,7 @@ Options:
   --round-trips    only the DynamoDB round trips per request: prints their table, writes no file
   -h, --help       this text
 
-Runs its own Dynoxide (local/dynoxide.ts). A full run takes a few minutes, most of it seeding 100,000 books.`;
+Runs its own Dynoxide (local/dynoxide.ts). A full run takes about five minutes on two cores, a minute of it seeding 100,000 books.`;
 
 export interface BenchOptions {
   quick: boolean;
