@@ -17,13 +17,14 @@ const INDEXES = [
 export const indexStreamRecords = async (databaseFile: string): Promise<string | undefined> => {
   const sqlite = await import('node:sqlite').catch(() => undefined);
   if (!sqlite) return `node:sqlite is not available in Node ${process.version}`;
-  const database = new sqlite.DatabaseSync(databaseFile, { timeout: 5_000 });
+  let database: InstanceType<typeof sqlite.DatabaseSync> | undefined;
   try {
+    database = new sqlite.DatabaseSync(databaseFile, { timeout: 5_000 });
     for (const statement of INDEXES) database.exec(statement);
     return undefined;
   } catch (error) {
     return (error as Error).message;
   } finally {
-    database.close();
+    database?.close();
   }
 };
