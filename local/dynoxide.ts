@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dynoxideBinary } from './dynoxide-binary';
@@ -82,7 +82,7 @@ export const startLocalDatabase = async (options: LocalDatabaseOptions = {}): Pr
   const binary = await dynoxideBinary({ log: options.log });
   // A file, not Dynoxide's in-memory mode, even for a scratch database: only a file can be given the index it lacks.
   const scratch = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'dynoxide-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(scratchRoot(), 'dynoxide-'));
   mkdirSync(dataDir, { recursive: true });
   const dataFile = join(resolve(dataDir), DATABASE_FILE);
   const database = await launchOnFreePort(binary, { ...options, host, reachableAt, dataFile }).catch((error) => {
@@ -114,6 +114,20 @@ const launchOnFreePort = async (
       if (!(error instanceof DatabasePortInUseError) || options.port !== undefined || attempt === 3) throw error;
     }
   }
+};
+
+/**
+ * A scratch database needs no durability, and each of SQLite's commits syncs its log: in a tmpfs that
+ * costs nothing (13 µs a write here, 244 µs in /tmp). Containers often give /dev/shm 64 MB, too little.
+ */
+const scratchRoot = () => {
+  try {
+    const { bavail, bsize } = statfsSync('/dev/shm');
+    if (bavail * bsize >= 2 ** 30) return '/dev/shm';
+  } catch {
+    // No /dev/shm (macOS, Windows): the system's temporary folder.
+  }
+  return tmpdir();
 };
 
 const removedWhenStopped = (database: LocalDatabase, folder: string) => {
