@@ -5,13 +5,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /*
- * Which Dynoxide binary runs, pinned to exact versions: the npm package on linux-x64 (an optional
- * dependency `npm ci` installs, a static binary with no install script), else DYNOXIDE_BIN, else
- * the crate built once with cargo into node_modules/.cache.
+ * Which Dynoxide binary runs: DYNOXIDE_BIN when set, else the npm package on linux-x64 (an optional
+ * dependency `npm ci` installs, a static binary with no install script), else the crate built once
+ * with cargo into node_modules/.cache. Both pinned to the same Dynoxide release.
  */
 
-/** The npm package's version is pinned in package.json; this is the crate built where it does not fit. */
-const DYNOXIDE_CRATE = { name: 'dynoxide-rs', version: '3.2.0' } as const;
+/** Dynoxide 1.2.1, as the npm package in package.json: the crate numbers its versions apart (its VERSION file names the release). */
+const DYNOXIDE_CRATE = { name: 'dynoxide-rs', version: '2.0.1' } as const;
 const PLATFORM_PACKAGE = '@dynoxide/linux-x64';
 
 /** No Dynoxide to run here, and no way to build one: the message names what to install. */

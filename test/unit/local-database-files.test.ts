@@ -49,7 +49,7 @@ describe('the Dynoxide binary', () => {
     });
     await expect(failure).rejects.toThrow(DynoxideMissingError);
     await expect(failure).rejects.toThrow(/@dynoxide\/linux-x64 serves linux-x64 only/);
-    await expect(failure).rejects.toThrow(/install Rust \(cargo 1\.88 or later\) .* dynoxide-rs 3\.2\.0/);
+    await expect(failure).rejects.toThrow(/install Rust \(cargo 1\.88 or later\) .* dynoxide-rs 2\.0\.1/);
     await expect(failure).rejects.toThrow(/DYNOXIDE_BIN .* DYNAMODB_ENDPOINT/);
   });
 });
